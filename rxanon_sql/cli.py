@@ -1,0 +1,190 @@
+"""The `rxanon-sql` command."""
+from __future__ import annotations
+
+import atexit
+import sys
+from pathlib import Path
+
+import click
+import duckdb
+
+from .config import ConfigError, load_config, parse_config
+from .join import InputError
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(message: str) -> None:
+    click.echo(f"rxanon-sql: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    if read_only and not Path(db).exists():
+        _fail(f"database {db!r} not found")
+    try:
+        con = duckdb.connect(db, read_only=read_only)
+    except duckdb.Error as e:
+        _fail(f"cannot open database {db!r}: {str(e).splitlines()[0]}")
+    # Closed on every exit path, error exits included, so that no file lock outlives the command.
+    atexit.register(con.close)
+    return con
+
+
+def _table(rows: list[tuple], header: list[str], width: int = 100) -> str:
+    cells = [[("" if v is None else str(v)) for v in r] for r in rows]
+    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in r] for r in cells]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
+    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def _print_release(con, schema: str) -> None:
+    from .sqlrun import table
+    rel = con.execute(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
+    header = [d[0] for d in rel.description]
+    click.echo(_table(rel.fetchall(), header))
+
+
+def _print_measures(con, schema: str) -> None:
+    from .sqlrun import table
+    ncp = con.execute(f"SELECT ncp_a, ncp_x, ncp, records, partitions FROM {table('ncp', schema).sql('duckdb')}").fetchall()[0]
+    nx = "n/a" if ncp[1] is None else f"{ncp[1]:.4f}"
+    click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
+
+
+def _apply(con, cfg, quiet: bool = False):
+    from .pipeline import apply
+    from .udfs.ner import PipelineNotFound
+
+    def progress(done, total):
+        if not quiet:
+            click.echo(f"  NER: {done}/{total} texts", err=True)
+    try:
+        return apply(con, cfg, progress)
+    except (ConfigError, InputError, PipelineNotFound) as e:
+        _fail(str(e))
+
+
+def _report_verdict(v) -> None:
+    click.echo(f"k = {v.k}: {v.classes} equivalence classes, smallest has {v.smallest} persons; "
+               f"{len(v.leaks)} leaks; {v.rows_released}/{v.rows_input} rows released")
+    for key, kept, size, person_rows in v.failing[:20]:
+        click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
+    for row_id, person, attribute, s, e, needle in v.leaks[:20]:
+        click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
+
+
+@click.group()
+@click.version_option(package_name="rxanon-sql")
+def main() -> None:
+    """Joint k-anonymization of relational attributes and free text inside DuckDB (rx-anon)."""
+
+
+@main.command()
+@click.option("--db", default="demo.duckdb", show_default=True, help="DuckDB file to write the example into.")
+@click.option("--k", type=int, default=2, show_default=True)
+@click.option("--lambda", "lam", type=float, default=0.5, show_default=True)
+@click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True)
+def demo(db: str, k: int, lam: float, strategy: str) -> None:
+    """Write the paper's running example (Table 1) into DB as two relations, anonymize it and print
+    the release and its NCP."""
+    import tomllib
+    from .demo import CONFIG, write_demo_database
+    from .verify import verify
+    con = _connect(db)
+    write_demo_database(con)
+    try:
+        cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy)
+    except ConfigError as e:
+        _fail(str(e))
+    _apply(con, cfg, quiet=True)
+    click.echo(f"The running example of the rx-anon paper, anonymized with k={k}, lambda={lam}, {strategy} "
+               f"(database {db}, schema rx):\n")
+    _print_release(con, cfg.schema)
+    click.echo("")
+    _print_measures(con, cfg.schema)
+    v = verify(con, cfg.schema)
+    _report_verdict(v)
+    con.close()
+    sys.exit(0 if v.ok else 1)
+
+
+@main.command(name="apply")
+@click.argument("db")
+@click.option("--config", "config_path", required=True, help="TOML configuration.")
+@click.option("--k", type=int, help="Override anonymization.k.")
+@click.option("--lambda", "lam", type=float, help="Override anonymization.lambda.")
+@click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), help="Override anonymization.strategy.")
+@click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema) -> None:
+    """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
+    from .verify import verify
+    try:
+        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema)
+    except ConfigError as e:
+        _fail(str(e))
+    con = _connect(db)
+    report = _apply(con, cfg)
+    c = report.counts
+    click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
+               f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
+    _print_measures(con, cfg.schema)
+    click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
+    v = verify(con, cfg.schema)
+    _report_verdict(v)
+    con.close()
+    sys.exit(0 if v.ok else 1)
+
+
+@main.command(name="verify")
+@click.argument("db")
+@click.option("--schema", default="rx", show_default=True)
+@click.option("--k", type=int, help="Check against this k instead of the run's.")
+def verify_cmd(db: str, schema: str, k) -> None:
+    """Exit 0 when the release in DB is k-anonymous and leaks no suppressed term; else list what fails."""
+    from .verify import verify
+    con = _connect(db, read_only=True)
+    try:
+        v = verify(con, schema, k)
+    except duckdb.CatalogException:
+        _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
+    _report_verdict(v)
+    con.close()
+    sys.exit(0 if v.ok else 1)
+
+
+@main.command()
+@click.argument("db")
+@click.argument("out")
+@click.option("--schema", default="rx", show_default=True)
+def export(db: str, out: str, schema: str) -> None:
+    """Write the public release (only rx.release) to OUT, a .parquet or .csv file."""
+    from .sqlrun import table
+    suffix = Path(out).suffix.lower()
+    if suffix not in (".parquet", ".csv"):
+        _fail(f"export file {out!r} must end in .parquet or .csv")
+    con = _connect(db, read_only=True)
+    try:
+        rel = con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
+    except duckdb.CatalogException:
+        _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
+    (rel.write_parquet if suffix == ".parquet" else rel.write_csv)(out)
+    click.echo(f"wrote {rel.shape[0]} rows of {schema}.release to {out}")
+
+
+@main.command()
+@click.argument("db")
+@click.option("--out", default="rx.toml", show_default=True)
+def init(db: str, out: str) -> None:
+    """Write a starting configuration for the tables found in DB."""
+    from .init import starting_config
+    if Path(out).exists():
+        _fail(f"{out!r} exists; remove it or give --out")
+    con = _connect(db, read_only=True)
+    try:
+        text = starting_config(con)
+    except InputError as e:
+        _fail(str(e))
+    Path(out).write_text(text, encoding="utf-8")
+    click.echo(f"wrote {out}; review the roles of the columns before `rxanon-sql apply {db} --config {out}`")

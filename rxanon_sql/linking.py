@@ -1,0 +1,13 @@
+"""Stage 3, linking: terms that repeat a relational value of their tuple become redundant
+(`rx.terms.linked_attribute`, with the stating part in `stated_start`/`stated_end`). All SQL:
+`sql/linking.sql`."""
+from __future__ import annotations
+
+import duckdb
+
+from .config import Config
+from .sqlrun import run_file
+
+
+def link(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    run_file(con, "linking", cfg.schema)

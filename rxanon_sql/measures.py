@@ -1,0 +1,14 @@
+"""Stage 8, measures: NCP per record, attribute, entity label and dataset (`sql/measures.sql`),
+and the equivalence classes of the release."""
+from __future__ import annotations
+
+import duckdb
+
+from .config import Config
+from .release import build_classes
+from .sqlrun import run_file
+
+
+def measure(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    run_file(con, "measures", cfg.schema)
+    build_classes(con, cfg)

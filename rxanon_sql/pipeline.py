@@ -1,0 +1,124 @@
+"""Orchestration of one anonymization run.
+
+NER fills its cache first, committing as it goes. Everything else happens in one transaction:
+either the whole new `rx` schema is committed, or (on an error or a kill) the previous release
+stays as it was. The user's own tables are only read.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import duckdb
+from sqlglot import exp
+
+from . import __version__
+from .config import Config
+from .join import build_dataset, build_values, check_columns, describe
+from .linking import link
+from .measures import measure
+from .partition import partition
+from .persons import build_persons
+from .recognize import build_terms, build_texts, fill_cache, fingerprint
+from .recoding import recode
+from .release import release
+from .sqlrun import ident, run, run_file, table
+from .udf import register_find
+from .months import month_names
+
+
+@dataclass
+class RunReport:
+    timings: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str):
+        start = time.perf_counter()
+        yield
+        self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
+
+
+def connect(path: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(path, read_only=read_only)
+
+
+def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> None:
+    s = cfg.schema
+    run_file(con, "parameters", s)
+
+    def insert(name: str, rows: list[tuple]) -> None:
+        if rows:
+            marks = ", ".join("?" * len(rows[0]))
+            con.executemany(f"INSERT INTO {table(name, s).sql('duckdb')} VALUES ({marks})", rows)
+
+    insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.operator, cfg.w_a, cfg.w_x, fp)])
+    insert("attributes", [(a.name, a.type, i, a.bias, a.match_values) for i, a in enumerate(cfg.attributes)])
+    insert("emap", [(a.name, label) for a in cfg.attributes for label in a.emap])
+    insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.labels])
+    # The placeholder for missing values sorts before every configured ordinal value.
+    insert("ordinal_order", [(a.name, v, float(i)) for a in cfg.attributes if a.type == "ordinal"
+                             for i, v in enumerate(("(missing)", *a.order))])
+    insert("month_names", month_names())
+
+
+def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> None:
+    s = cfg.schema
+    con.execute(f"""CREATE TABLE IF NOT EXISTS {table('runs', s).sql('duckdb')} (
+        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, "lambda" DOUBLE,
+        strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
+        texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
+    import spacy
+    versions = {"rxanon_sql": __version__, "duckdb": duckdb.__version__, "spacy": spacy.__version__,
+                "pipeline": cfg.pipeline}
+    rid = con.execute(f"SELECT coalesce(max(run_id), 0) + 1 FROM {table('runs', s).sql('duckdb')}").fetchall()[0][0]
+    con.execute(f"INSERT INTO {table('runs', s).sql('duckdb')} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        rid, started, dt.datetime.now(), cfg.k, cfg.lam, cfg.strategy, cfg.operator,
+        report.counts.get("rows"), report.counts.get("persons"), report.counts.get("partitions"),
+        report.counts.get("texts_recognized"), report.counts.get("levels"),
+        json.dumps(versions), json.dumps({k: round(v, 4) for k, v in report.timings.items()}), cfg.as_json()])
+
+
+def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunReport:
+    """Anonymize the configured source into schema cfg.schema; returns timings and counts."""
+    report = RunReport()
+    started = dt.datetime.now()
+    register_find(con)
+    with report.stage("validate"):
+        types = describe(con, cfg)
+        check_columns(cfg, types)
+    with report.stage("ner"):
+        report.counts["texts_recognized"] = fill_cache(con, cfg, progress)
+    s = cfg.schema
+    con.execute("BEGIN TRANSACTION")
+    try:
+        run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
+        _write_parameters(con, cfg, fingerprint(cfg))
+        with report.stage("join"):
+            build_dataset(con, cfg, types)
+            build_values(con, cfg, types)
+            build_texts(con, cfg)
+        with report.stage("terms"):
+            build_terms(con, cfg)
+        with report.stage("linking"):
+            link(con, cfg)
+        with report.stage("persons"):
+            build_persons(con, cfg)
+        with report.stage("partitioning"):
+            report.counts["levels"] = partition(con, cfg)
+        with report.stage("recoding_release"):
+            recode(con, cfg)
+            release(con, cfg)
+        with report.stage("measures"):
+            measure(con, cfg)
+        for name, q in (("rows", "dataset"), ("persons", "person_ids"), ("partitions", "partition_sizes")):
+            report.counts[name] = con.execute(f"SELECT count(*) FROM {table(q, s).sql('duckdb')}").fetchall()[0][0]
+        _record_run(con, cfg, report, started)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return report

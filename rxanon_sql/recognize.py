@@ -1,0 +1,103 @@
+"""Stage 2, recognize: sensitive terms in the text columns.
+
+NER runs once per distinct text and recognizer configuration: texts are keyed by md5 in
+`rx.ner_cache`, so a rerun with another k, lambda or strategy loads no spaCy pipeline at all.
+The cache is filled in chunks, each committed on its own, so a run killed during NER keeps what
+it recognized. The terms of this run (`rx.terms_found`) are then read from the cache in SQL.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import json
+from pathlib import Path
+
+import duckdb
+from sqlglot import exp
+
+from .config import Config
+from .join import source_query
+from .sqlrun import col, ident, lit, run, run_file, table, union_all
+from .udf import register_ner
+
+CHUNK = 20_000
+
+
+def pipeline_version(name: str) -> str:
+    """The installed version of a spaCy pipeline package or folder, without loading it."""
+    meta = Path(name) / "meta.json"
+    if meta.is_file():
+        m = json.loads(meta.read_text())
+        return f"{m.get('lang')}_{m.get('name')}-{m.get('version')}"
+    try:
+        return f"{name}-{importlib.metadata.version(name.replace('_', '-'))}"
+    except importlib.metadata.PackageNotFoundError:
+        return f"{name}-unknown"
+
+
+def fingerprint(cfg: Config) -> str:
+    return cfg.recognizer_fingerprint(pipeline_version(cfg.pipeline))
+
+
+def _texts_of(source: exp.Expression, cfg: Config, with_rows: bool) -> exp.Expression:
+    selects = []
+    for c in cfg.text_columns:
+        cols = [col("row_id"), col("person"), exp.alias_(lit(c), "attribute")] if with_rows else []
+        selects.append(exp.select(*cols, exp.alias_(col(c), "text")).from_(source)
+                       .where(exp.Not(this=exp.Is(this=col(c), expression=exp.null()))))
+    return union_all(selects)
+
+
+def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> int:
+    """Recognize the texts of the source that the cache lacks; returns how many were recognized."""
+    if not cfg.text_columns:
+        return 0
+    fp = fingerprint(cfg)
+    s = cfg.schema
+    run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
+    run_file(con, "ner_cache", s)
+    src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
+    texts = exp.Subquery(this=_texts_of(src, cfg, with_rows=False), alias=exp.TableAlias(this=ident("texts")))
+    distinct = exp.select(exp.alias_(exp.func("md5", col("text")), "text_hash"),
+                          exp.alias_(exp.func("any_value", col("text")), "text")).from_(texts).group_by(exp.Literal.number(1))
+    cached = exp.select(col("text_hash")).from_(table("ner_cache", s)).where(
+        exp.EQ(this=col("fingerprint"), expression=exp.Placeholder(this="fp")))
+    todo = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
+        expressions=[exp.Ordered(this=col("text_hash"))])), "n")).from_(
+        exp.Subquery(this=distinct, alias=exp.TableAlias(this=ident("d")))).where(
+        exp.Not(this=col("text_hash").isin(query=cached)))
+    run(con, exp.Create(this=exp.Table(this=ident("ner_todo")), kind="TABLE", replace=True,
+                        expression=todo, properties=exp.Properties(expressions=[exp.TemporaryProperty()])),
+        {"fp": fp})
+    total = con.execute("SELECT count(*) FROM ner_todo").fetchall()[0][0]
+    if total:
+        from .udfs.ner import Recognizer
+        recognizer = Recognizer(cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns,
+                                cfg.vague_temporal_guard, cfg.batch_size)
+        register_ner(con, recognizer)
+        for lo in range(0, total, CHUNK):
+            con.execute("BEGIN TRANSACTION")
+            run_file(con, "ner_fill", s, fingerprint=fp, lo=lo, hi=lo + CHUNK)
+            con.execute("COMMIT")
+            if progress:
+                progress(min(lo + CHUNK, total), total)
+    con.execute("DROP TABLE ner_todo")
+    return total
+
+
+def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    s = cfg.schema
+    if cfg.text_columns:
+        texts = _texts_of(table("dataset", s), cfg, with_rows=True)
+        query = exp.select("*", exp.alias_(exp.func("md5", col("text")), "text_hash")).from_(
+            exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("t"))))
+    else:
+        # No text columns: an empty table of the same shape (person keeps its type).
+        query = exp.select(col("row_id"), col("person"), *[exp.alias_(exp.cast(exp.null(), "VARCHAR"), n)
+                                                         for n in ("attribute", "text", "text_hash")]) \
+            .from_(table("dataset", s)).where(exp.false())
+    run(con, exp.Create(this=table("texts", s), kind="TABLE", replace=True, expression=query))
+
+
+def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    run_file(con, "terms", cfg.schema)
+    run_file(con, "propagate", cfg.schema)

@@ -1,0 +1,89 @@
+"""Stage 7, release: `rx.release` (public: every released column, recoded; no row key, no person
+key, no direct identifier) and `rx.audit` (private: the same with row_id, person, partition_id).
+
+Rows are ordered by partition and then by a hash keyed with a per-run secret, so that the row
+order does not tell which rows belong to the same person."""
+from __future__ import annotations
+
+import secrets
+
+import duckdb
+from sqlglot import exp
+
+from .config import Config
+from .sqlrun import col, ident, lit, run, run_file, table
+
+
+def released_columns(cfg: Config, columns: list[str]) -> list[str]:
+    """The columns of rx.release, in the order of the source."""
+    dropped = {cfg.person, *cfg.direct_identifiers}
+    return [c for c in columns if c not in dropped and c not in ("row_id", "person")]
+
+
+def _release_query(cfg: Config, columns: list[str], audit: bool) -> exp.Select:
+    s = cfg.schema
+    texts = {c: f"t{i}" for i, c in enumerate(cfg.text_columns)}
+    out = []
+    for c in released_columns(cfg, columns):
+        if c in cfg.quasi_identifiers:
+            out.append(exp.alias_(col(c, "r"), c, quoted=True))
+        elif c in texts:
+            out.append(exp.alias_(col("text", texts[c]), c, quoted=True))
+        else:
+            out.append(exp.alias_(col(c, "d"), c, quoted=True))
+    keys = [col("row_id", "d"), col("person", "d"), col("partition_id", "p")] if audit else []
+    q = exp.select(*keys, *out).from_(exp.alias_(table("dataset", s), "d")) \
+        .join(exp.alias_(table("partitions", s), "p"), on=exp.EQ(this=col("person", "p"), expression=col("person", "d"))) \
+        .join(exp.alias_(table("recoded", s), "r"), on=exp.EQ(this=col("partition_id", "r"), expression=col("partition_id", "p")))
+    for c, alias in texts.items():
+        q = q.join(exp.alias_(table("released_texts", s), alias), join_type="LEFT", on=exp.and_(
+            exp.EQ(this=col("row_id", alias), expression=col("row_id", "d")),
+            exp.EQ(this=col("attribute", alias), expression=lit(c))))
+    keyed_hash = exp.func("md5", exp.DPipe(this=exp.Placeholder(this="salt"),
+                                          expression=exp.cast(col("row_id", "d"), "VARCHAR")))
+    return q.order_by(col("partition_id", "p"), keyed_hash)
+
+
+def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    s = cfg.schema
+    run_file(con, "release_text", s)
+    columns = [r[0] for r in con.execute(f"DESCRIBE {table('dataset', s).sql('duckdb')}").fetchall()]
+    salt = secrets.token_hex(16)
+    for name, audit in (("release", False), ("audit", True)):
+        run(con, exp.Create(this=table(name, s), kind="TABLE", replace=True,
+                            expression=_release_query(cfg, columns, audit)), {"salt": salt})
+
+
+def classes_query(cfg: Config) -> exp.Select:
+    """Equivalence classes of the release: persons with the same released quasi-identifier tuple
+    and the same set of kept terms (a term of X' none of whose occurrences was suppressed)."""
+    s = cfg.schema
+    qis = list(cfg.quasi_identifiers)
+    per_person = exp.select(col("person"), *[col(q) for q in qis]).distinct().from_(table("audit", s))
+    suppressed = exp.select(exp.Literal.number(1)).from_(exp.alias_(table("replacements", s), "r")).where(exp.and_(
+        exp.EQ(this=col("person", "r"), expression=col("person", "t")),
+        exp.EQ(this=col("reason", "r"), expression=lit("suppressed")),
+        exp.EQ(this=col("label", "r"), expression=col("label", "t")),
+        exp.EQ(this=col("norm", "r"), expression=col("norm", "t"))))
+    kept = exp.select(col("person", "t"), exp.alias_(exp.func("list_sort", exp.ArrayAgg(
+        this=exp.DPipe(this=exp.DPipe(this=col("label", "t"), expression=lit(":")), expression=col("norm", "t")))), "kept_terms")) \
+        .from_(exp.alias_(table("person_terms", s), "t")).where(exp.Not(this=exp.Exists(this=suppressed))) \
+        .group_by(col("person", "t"))
+    key = exp.func("struct_pack", *[exp.PropertyEQ(this=ident(q), expression=col(q, "pp")) for q in qis])
+    kept_terms = exp.func("coalesce", col("kept_terms", "k"), exp.cast(exp.Array(), "VARCHAR[]"))
+    return exp.select(
+        exp.alias_(key, "key"), exp.alias_(kept_terms.copy(), "kept_terms"),
+        exp.alias_(exp.Count(this=exp.Distinct(expressions=[col("person", "pp")])), "size"),
+        exp.alias_(exp.Count(this=exp.Star()), "person_rows"),
+    ).from_(exp.Subquery(this=per_person, alias=exp.TableAlias(this=ident("pp")))) \
+        .join(exp.Subquery(this=kept, alias=exp.TableAlias(this=ident("k"))),
+              on=exp.EQ(this=col("person", "k"), expression=col("person", "pp")), join_type="LEFT") \
+        .group_by(key.copy(), kept_terms.copy())
+
+
+def build_classes(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    q = classes_query(cfg)
+    wrapped = exp.select("*", exp.alias_(exp.GTE(this=col("size"), expression=exp.select(col("k")).from_(
+        table("params", cfg.schema)).subquery()), "ok")).from_(exp.Subquery(this=q, alias=exp.TableAlias(this=ident("c")))) \
+        .order_by(col("size"))
+    run(con, exp.Create(this=table("classes", cfg.schema), kind="TABLE", replace=True, expression=wrapped))

@@ -1,0 +1,83 @@
+"""Loading and running the SQL of `sql/`, and building the few statements that depend on
+configured column names.
+
+Every statement passes through sqlglot before DuckDB sees it: the files name the output schema
+`rx`, which is rewritten to the configured schema as a quoted identifier, and generated SQL is
+built from sqlglot expressions so that a configured name can never become SQL text.
+"""
+from __future__ import annotations
+
+import functools
+from importlib import resources
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+DIALECT = "duckdb"
+
+
+def ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def col(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(ident(name), table=ident(table) if table else None)
+
+
+def lit(value: str) -> exp.Literal:
+    return exp.Literal.string(value)
+
+
+def table(name: str, schema: str | None = None) -> exp.Table:
+    return exp.table_(ident(name), db=ident(schema) if schema else None)
+
+
+@functools.lru_cache(maxsize=None)
+def _file(name: str) -> str:
+    return resources.files("rxanon_sql.sql").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+
+
+def _retarget(statement: exp.Expression, schema: str) -> exp.Expression:
+    """Point every `rx.<table>` of a file at the configured schema."""
+    if schema == "rx":
+        return statement
+    for t in statement.find_all(exp.Table):
+        if t.args.get("db") is not None and t.db == "rx" and not t.args.get("catalog"):
+            t.set("db", ident(schema))
+    return statement
+
+
+@functools.lru_cache(maxsize=None)
+def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The statements of `sql/<name>.sql` as DuckDB SQL, each with the named parameters it uses."""
+    out = []
+    for stmt in sqlglot.parse(_file(name), read=DIALECT):
+        if stmt is None:
+            continue
+        stmt = _retarget(stmt, schema)
+        params = tuple(sorted({p.name for p in stmt.find_all(exp.Placeholder) if p.name}))
+        out.append((stmt.sql(dialect=DIALECT), params))
+    return tuple(out)
+
+
+def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> None:
+    for sql, names in statements(name, schema):
+        missing = [n for n in names if n not in params]
+        if missing:
+            raise KeyError(f"sql/{name}.sql needs parameters {missing}")
+        con.execute(sql, {n: params[n] for n in names} if names else None)
+
+
+def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):
+    """Run a generated statement (an sqlglot expression, or SQL text that sqlglot re-renders)."""
+    if isinstance(statement, str):
+        statement = sqlglot.parse_one(statement, read=DIALECT)
+    return con.execute(statement.sql(dialect=DIALECT), params)
+
+
+def union_all(selects: list[exp.Select]) -> exp.Expression:
+    result: exp.Expression = selects[0]
+    for s in selects[1:]:
+        result = exp.union(result, s, distinct=False)
+    return result

@@ -1,0 +1,59 @@
+"""`rxanon-sql verify`: is the release in a database k-anonymous, and does it leak?
+
+It recomputes, from the release and the audit rather than from the partitioner's bookkeeping:
+the equivalence classes (same released quasi-identifiers and same kept terms; each must hold at
+least k persons and give every person one released tuple), the leak check (no surface of a
+suppressed term left uncovered in any text of that person), and the row count."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import duckdb
+from sqlglot import exp
+
+from .config import Config
+from .release import classes_query
+from .sqlrun import run, statements, table
+from .udf import register_find
+
+
+@dataclass
+class Verdict:
+    k: int
+    classes: int = 0
+    smallest: int = 0
+    failing: list[tuple] = field(default_factory=list)
+    leaks: list[tuple] = field(default_factory=list)
+    rows_released: int = 0
+    rows_input: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failing and not self.leaks and self.rows_released == self.rows_input and self.classes > 0
+
+
+def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
+    """The configuration of the run that wrote the release (from rx.runs)."""
+    import json
+    from .config import Attribute
+    row = con.execute(f"SELECT config FROM {table('runs', schema).sql('duckdb')} ORDER BY run_id DESC LIMIT 1").fetchall()[0]
+    data = json.loads(row[0])
+    data["attributes"] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
+                               for a in data["attributes"])
+    return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None) -> Verdict:
+    cfg = stored_config(con, schema)
+    register_find(con)
+    k = k if k is not None else cfg.k
+    v = Verdict(k=k)
+    rows = run(con, classes_query(cfg)).fetchall()
+    v.classes = len(rows)
+    v.smallest = min((r[2] for r in rows), default=0)
+    v.failing = [r for r in rows if r[2] < k or r[3] != r[2]]
+    (sql, _), = statements("leaks", schema)
+    v.leaks = con.execute(sql).fetchall()
+    v.rows_released = con.execute(f"SELECT count(*) FROM {table('release', schema).sql('duckdb')}").fetchall()[0][0]
+    v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
+    return v

@@ -1,0 +1,22 @@
+-- The leak check of `verify`: an occurrence (whole word, case-insensitive) of a suppressed
+-- term's surface in a text of the same person that no replacement covers.
+WITH leak_needles AS (
+    SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
+    FROM rx.replacements
+    WHERE reason = 'suppressed'
+    GROUP BY person
+),
+hits AS (
+    SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos, m.needle
+    FROM rx.texts AS t
+    JOIN leak_needles AS n ON n.person = t.person
+    CROSS JOIN unnest(rx_find(t.text, n.needles)) AS u(m)
+)
+SELECT h.*
+FROM hits AS h
+WHERE NOT EXISTS (
+    SELECT 1 FROM rx.replacements AS r
+    WHERE r.row_id = h.row_id AND r.attribute = h.attribute
+      AND r.start_pos <= h.start_pos AND h.end_pos <= r.end_pos
+)
+ORDER BY h.row_id, h.attribute, h.start_pos;

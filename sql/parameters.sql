@@ -1,0 +1,13 @@
+-- The run's parameters as tables, so that every later stage is a static SQL file that reads
+-- them instead of having values pasted into its text.
+CREATE OR REPLACE TABLE rx.params (
+    k INTEGER, lambda DOUBLE, strategy VARCHAR, operator VARCHAR, w_a DOUBLE, w_x DOUBLE,
+    fingerprint VARCHAR
+);
+CREATE OR REPLACE TABLE rx.attributes (
+    attribute VARCHAR, kind VARCHAR, position INTEGER, bias DOUBLE, match_values BOOLEAN
+);
+CREATE OR REPLACE TABLE rx.emap (attribute VARCHAR, label VARCHAR);
+CREATE OR REPLACE TABLE rx.labels (label VARCHAR, bias DOUBLE);
+CREATE OR REPLACE TABLE rx.ordinal_order (attribute VARCHAR, value VARCHAR, position DOUBLE);
+CREATE OR REPLACE TABLE rx.month_names (name VARCHAR, month INTEGER, english VARCHAR);

@@ -1,0 +1,37 @@
+-- The person-centric view D* in long form, which the partitioner reads (rx.persons, the wide
+-- view with one list per quasi-identifier, is built from these in persons.py).
+
+-- X': a person's distinct non-redundant terms, a term being (label, norm).
+CREATE OR REPLACE TABLE rx.person_terms AS
+SELECT DISTINCT person, label, norm
+FROM rx.terms
+WHERE linked_attribute IS NULL;
+
+-- A person's distinct values per quasi-identifier (aggregation `set`).
+CREATE OR REPLACE TABLE rx.person_values AS
+SELECT DISTINCT person, attribute, num
+FROM rx.qi_values
+WHERE num IS NOT NULL;
+
+-- The key a cut compares: numeric and date, the median of the person's values; nominal and
+-- ordinal, the person's smallest value.
+CREATE OR REPLACE TABLE rx.person_keys AS
+SELECT pv.person, pv.attribute,
+       CASE WHEN a.kind IN ('numeric', 'date') THEN median(pv.num) ELSE min(pv.num) END AS key
+FROM rx.person_values AS pv
+JOIN rx.attributes AS a ON a.attribute = pv.attribute
+GROUP BY pv.person, pv.attribute, a.kind;
+
+CREATE OR REPLACE TABLE rx.person_ids AS
+SELECT DISTINCT person FROM rx.dataset;
+
+-- The normalizers of span(a, P): the same measure over all of D*.
+CREATE OR REPLACE TABLE rx.domain AS
+SELECT 'relational' AS kind, attribute AS name,
+       max(num) - min(num) AS width, count(DISTINCT num) AS n_distinct
+FROM rx.person_values
+GROUP BY attribute
+UNION ALL
+SELECT 'textual', label, NULL, count(DISTINCT norm)
+FROM rx.person_terms
+GROUP BY label;

@@ -1,0 +1,20 @@
+-- Numeric: [min-max] of the partition's values, or the value itself when there is one.
+-- Whole numbers print without a decimal point.
+INSERT INTO rx.recoded_values
+WITH bounds AS (
+    SELECT p.partition_id, v.attribute, min(v.num) AS lo, max(v.num) AS hi, count(DISTINCT v.num) AS covered
+    FROM rx.qi_values AS v
+    JOIN rx.partitions AS p ON p.person = v.person
+    WHERE v.kind = 'numeric' AND v.num IS NOT NULL
+    GROUP BY p.partition_id, v.attribute
+),
+printed AS (
+    SELECT *,
+        CASE WHEN lo = round(lo) THEN CAST(CAST(lo AS BIGINT) AS VARCHAR) ELSE CAST(lo AS VARCHAR) END AS lo_text,
+        CASE WHEN hi = round(hi) THEN CAST(CAST(hi AS BIGINT) AS VARCHAR) ELSE CAST(hi AS VARCHAR) END AS hi_text
+    FROM bounds
+)
+SELECT partition_id, attribute,
+       CASE WHEN lo = hi THEN lo_text ELSE '[' || lo_text || '-' || hi_text || ']' END,
+       lo, hi, covered
+FROM printed;

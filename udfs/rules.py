@@ -1,0 +1,566 @@
+"""Rule-based recognizers of sensitive terms in free text.
+
+Complements the statistical NER (spaCy) with identifiers that have a rigid shape: e-mail
+addresses, URLs, phone numbers, IBANs, payment cards, US social security numbers, IP
+addresses and postcodes, plus user-supplied term lists and regular expressions.
+
+Checksums and numbering plans are delegated to maintained libraries (``phonenumbers``,
+``python-stdnum``, ``ipaddress``) rather than re-implemented, because their metadata changes
+(new number ranges, new IBAN countries) and a stale copy would silently miss identifiers.
+
+Every offset refers to the text exactly as given: the text is never normalised, because the
+caller replaces the spans in the original string and a shifted offset would leak or corrupt it.
+"""
+from __future__ import annotations
+
+import bisect
+import ipaddress
+import re
+from dataclasses import dataclass
+
+import phonenumbers
+from stdnum import iban as _iban
+from stdnum import luhn as _luhn
+
+__all__ = ["Span", "RuleRecognizer", "is_vague_temporal"]
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    start: int      # character offset (Python str index) into the ORIGINAL text
+    end: int        # exclusive
+    term: str       # == text[start:end]
+    label: str
+    source: str     # "rule" for recognizers, "list" for term-list hits, "pattern" for user regex patterns
+
+
+# Combining marks (Unicode categories Mn, Mc, Me). Python's \w excludes them, so without this a
+# decomposed "José" (e + U+0301) or an Arabic/Indic word with vowel signs would look like two words
+# and a term or e-mail boundary could fall in the middle of a letter. Generated from unicodedata
+# 14.0 (Python 3.11); a mark added in a later Unicode version only weakens a boundary check.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u05bf\u05c1-\u05c2\u05c4-\u05c5\u05c7"
+    "\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e4\u06e7-\u06e8\u06ea-\u06ed"
+    "\u0711\u0730-\u074a\u07a6-\u07b0\u07eb-\u07f3\u07fd\u0816-\u0819\u081b-\u0823"
+    "\u0825-\u0827\u0829-\u082d\u0859-\u085b\u0898-\u089f\u08ca-\u08e1\u08e3-\u0903"
+    "\u093a-\u093c\u093e-\u094f\u0951-\u0957\u0962-\u0963\u0981-\u0983\u09bc\u09be-\u09c4"
+    "\u09c7-\u09c8\u09cb-\u09cd\u09d7\u09e2-\u09e3\u09fe\u0a01-\u0a03\u0a3c\u0a3e-\u0a42"
+    "\u0a47-\u0a48\u0a4b-\u0a4d\u0a51\u0a70-\u0a71\u0a75\u0a81-\u0a83\u0abc\u0abe-\u0ac5"
+    "\u0ac7-\u0ac9\u0acb-\u0acd\u0ae2-\u0ae3\u0afa-\u0aff\u0b01-\u0b03\u0b3c\u0b3e-\u0b44"
+    "\u0b47-\u0b48\u0b4b-\u0b4d\u0b55-\u0b57\u0b62-\u0b63\u0b82\u0bbe-\u0bc2\u0bc6-\u0bc8"
+    "\u0bca-\u0bcd\u0bd7\u0c00-\u0c04\u0c3c\u0c3e-\u0c44\u0c46-\u0c48\u0c4a-\u0c4d"
+    "\u0c55-\u0c56\u0c62-\u0c63\u0c81-\u0c83\u0cbc\u0cbe-\u0cc4\u0cc6-\u0cc8\u0cca-\u0ccd"
+    "\u0cd5-\u0cd6\u0ce2-\u0ce3\u0d00-\u0d03\u0d3b-\u0d3c\u0d3e-\u0d44\u0d46-\u0d48"
+    "\u0d4a-\u0d4d\u0d57\u0d62-\u0d63\u0d81-\u0d83\u0dca\u0dcf-\u0dd4\u0dd6\u0dd8-\u0ddf"
+    "\u0df2-\u0df3\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u0eb1\u0eb4-\u0ebc\u0ec8-\u0ecd"
+    "\u0f18-\u0f19\u0f35\u0f37\u0f39\u0f3e-\u0f3f\u0f71-\u0f84\u0f86-\u0f87\u0f8d-\u0f97"
+    "\u0f99-\u0fbc\u0fc6\u102b-\u103e\u1056-\u1059\u105e-\u1060\u1062-\u1064\u1067-\u106d"
+    "\u1071-\u1074\u1082-\u108d\u108f\u109a-\u109d\u135d-\u135f\u1712-\u1715\u1732-\u1734"
+    "\u1752-\u1753\u1772-\u1773\u17b4-\u17d3\u17dd\u180b-\u180d\u180f\u1885-\u1886\u18a9"
+    "\u1920-\u192b\u1930-\u193b\u1a17-\u1a1b\u1a55-\u1a5e\u1a60-\u1a7c\u1a7f\u1ab0-\u1ace"
+    "\u1b00-\u1b04\u1b34-\u1b44\u1b6b-\u1b73\u1b80-\u1b82\u1ba1-\u1bad\u1be6-\u1bf3"
+    "\u1c24-\u1c37\u1cd0-\u1cd2\u1cd4-\u1ce8\u1ced\u1cf4\u1cf7-\u1cf9\u1dc0-\u1dff"
+    "\u20d0-\u20f0\u2cef-\u2cf1\u2d7f\u2de0-\u2dff\u302a-\u302f\u3099-\u309a\ua66f-\ua672"
+    "\ua674-\ua67d\ua69e-\ua69f\ua6f0-\ua6f1\ua802\ua806\ua80b\ua823-\ua827\ua82c"
+    "\ua880-\ua881\ua8b4-\ua8c5\ua8e0-\ua8f1\ua8ff\ua926-\ua92d\ua947-\ua953\ua980-\ua983"
+    "\ua9b3-\ua9c0\ua9e5\uaa29-\uaa36\uaa43\uaa4c-\uaa4d\uaa7b-\uaa7d\uaab0\uaab2-\uaab4"
+    "\uaab7-\uaab8\uaabe-\uaabf\uaac1\uaaeb-\uaaef\uaaf5-\uaaf6\uabe3-\uabea\uabec-\uabed"
+    "\ufb1e\ufe00-\ufe0f\ufe20-\ufe2f\U000101fd\U000102e0\U00010376-\U0001037a"
+    "\U00010a01-\U00010a03\U00010a05-\U00010a06\U00010a0c-\U00010a0f\U00010a38-\U00010a3a"
+    "\U00010a3f\U00010ae5-\U00010ae6\U00010d24-\U00010d27\U00010eab-\U00010eac"
+    "\U00010f46-\U00010f50\U00010f82-\U00010f85\U00011000-\U00011002\U00011038-\U00011046"
+    "\U00011070\U00011073-\U00011074\U0001107f-\U00011082\U000110b0-\U000110ba\U000110c2"
+    "\U00011100-\U00011102\U00011127-\U00011134\U00011145-\U00011146\U00011173"
+    "\U00011180-\U00011182\U000111b3-\U000111c0\U000111c9-\U000111cc\U000111ce-\U000111cf"
+    "\U0001122c-\U00011237\U0001123e\U000112df-\U000112ea\U00011300-\U00011303"
+    "\U0001133b-\U0001133c\U0001133e-\U00011344\U00011347-\U00011348\U0001134b-\U0001134d"
+    "\U00011357\U00011362-\U00011363\U00011366-\U0001136c\U00011370-\U00011374"
+    "\U00011435-\U00011446\U0001145e\U000114b0-\U000114c3\U000115af-\U000115b5"
+    "\U000115b8-\U000115c0\U000115dc-\U000115dd\U00011630-\U00011640\U000116ab-\U000116b7"
+    "\U0001171d-\U0001172b\U0001182c-\U0001183a\U00011930-\U00011935\U00011937-\U00011938"
+    "\U0001193b-\U0001193e\U00011940\U00011942-\U00011943\U000119d1-\U000119d7"
+    "\U000119da-\U000119e0\U000119e4\U00011a01-\U00011a0a\U00011a33-\U00011a39"
+    "\U00011a3b-\U00011a3e\U00011a47\U00011a51-\U00011a5b\U00011a8a-\U00011a99"
+    "\U00011c2f-\U00011c36\U00011c38-\U00011c3f\U00011c92-\U00011ca7\U00011ca9-\U00011cb6"
+    "\U00011d31-\U00011d36\U00011d3a\U00011d3c-\U00011d3d\U00011d3f-\U00011d45\U00011d47"
+    "\U00011d8a-\U00011d8e\U00011d90-\U00011d91\U00011d93-\U00011d97\U00011ef3-\U00011ef6"
+    "\U00016af0-\U00016af4\U00016b30-\U00016b36\U00016f4f\U00016f51-\U00016f87"
+    "\U00016f8f-\U00016f92\U00016fe4\U00016ff0-\U00016ff1\U0001bc9d-\U0001bc9e"
+    "\U0001cf00-\U0001cf2d\U0001cf30-\U0001cf46\U0001d165-\U0001d169\U0001d16d-\U0001d172"
+    "\U0001d17b-\U0001d182\U0001d185-\U0001d18b\U0001d1aa-\U0001d1ad\U0001d242-\U0001d244"
+    "\U0001da00-\U0001da36\U0001da3b-\U0001da6c\U0001da75\U0001da84\U0001da9b-\U0001da9f"
+    "\U0001daa1-\U0001daaf\U0001e000-\U0001e006\U0001e008-\U0001e018\U0001e01b-\U0001e021"
+    "\U0001e023-\U0001e024\U0001e026-\U0001e02a\U0001e130-\U0001e136\U0001e2ae"
+    "\U0001e2ec-\U0001e2ef\U0001e8d0-\U0001e8d6\U0001e944-\U0001e94a\U000e0100-\U000e01ef"
+)
+# A "word character" for boundary checks: \w plus combining marks plus the zero-width (non-)joiners
+# that Persian and Indic scripts use inside words.
+_WORD = r"\w" + _MARKS + "\u200c\u200d"
+_NOT_WORD_BEFORE = f"(?<![{_WORD}])"
+_NOT_WORD_AFTER = f"(?![{_WORD}])"
+
+# Recognizer order doubles as the tie-break priority for equally long overlapping spans.
+RULE_LABELS = ("MAIL", "URL", "IBAN", "CARD", "SSN", "PHONE", "IP", "POSTCODE")
+_PRIORITY = {label: i for i, label in enumerate(RULE_LABELS)}
+
+# --- MAIL -------------------------------------------------------------------------------------
+# Quoted local parts and IP-literal domains are legal but practically absent from prose, and
+# allowing quotes or brackets would let the match swallow surrounding punctuation.
+_LOCAL_CHAR = rf"[{_WORD}%+\-!#$&*=?^`{{|}}~]"
+# Host labels and TLDs may be internationalised; marks are needed for scripts such as Devanagari.
+_DOMAIN_LABEL = rf"[^\W_](?:[\w{_MARKS}\-]{{0,61}}[\w{_MARKS}])?"
+_TLD = rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}]){{1,62}}"
+_MAIL_RE = re.compile(
+    rf"(?<![{_WORD}.%+\-!#$&*=?^`{{|}}~@])"
+    rf"{_LOCAL_CHAR}+(?:\.{_LOCAL_CHAR}+)*"
+    rf"@(?:{_DOMAIN_LABEL}\.)+{_TLD}"
+    rf"(?![{_WORD}\-@])"
+)
+
+# --- URL --------------------------------------------------------------------------------------
+# Characters that end a URL: whitespace, angle brackets, double quotes and the CJK full-width
+# punctuation that is written without a space after a URL in Chinese/Japanese text.
+_URL_BODY = r"[^\s<>\"\u3000-\u303f\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]"
+_URL_RE = re.compile(
+    r"(?<![\w.+\-])(?i:[a-z][a-z0-9+.\-]{1,9})://" + _URL_BODY + "+"
+    # www. without a scheme: require a dotted host after it so "www." alone is not a URL.
+    rf"|(?<![\w.@\-/])www\d{{0,3}}\.(?:{_DOMAIN_LABEL}\.)*{_DOMAIN_LABEL}\.{_TLD}"
+    rf"(?::\d{{1,5}})?(?:[/?#]{_URL_BODY}*)?"
+    # A bare domain only with a path: "end.Next" or "e.g." at a sentence break must not match.
+    # The TLD must be in one case so "Mr.Smith/Jones" is not taken for a host.
+    rf"|(?<![\w.@\-/:])(?:{_DOMAIN_LABEL}\.)+(?:[a-z]{{2,24}}|[A-Z]{{2,24}}|xn--[a-z0-9\-]{{2,59}})"
+    rf"(?::\d{{1,5}})?/{_URL_BODY}*"
+)
+_URL_TRAILING = ".,;:!?'\"’”‘“»«…。，、！？；：)]}>"
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+
+# --- IBAN -------------------------------------------------------------------------------------
+# Generous candidate (up to 34 alphanumerics, single spaces between groups); the longest prefix
+# that ends on a group boundary and passes stdnum's checksum + country structure check wins.
+_IBAN_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){11,30}")
+
+# --- CARD -------------------------------------------------------------------------------------
+_CARD_RUN_RE = re.compile(r"(?<![\w\-.,])\d+(?:[ \-]\d+)*(?![\w])")
+
+# --- SSN --------------------------------------------------------------------------------------
+_SSN_RE = re.compile(r"(?<![\w\-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w\-])")
+
+# --- PHONE ------------------------------------------------------------------------------------
+# Cheap trigger: six or more digits joined by phone punctuation. Only text around a trigger is
+# handed to phonenumbers, whose matcher costs ~0.4 ms per region on a 1,000-character text.
+_PHONE_SEP = r"[\s\-\u2010-\u2015\u2212\u30fc\uff0d./\uff0f()\[\]~\u2053\u223c\uff5e]"
+_PHONE_HINT_RE = re.compile(rf"\d(?:{_PHONE_SEP}{{0,3}}\d){{5,}}")
+_PHONE_CONTEXT = 24   # enough for "+", "(", "tel." before and "ext. 1234" after the digits
+
+# --- IP ---------------------------------------------------------------------------------------
+_IPV4_RE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+_IPV6_RE = re.compile(
+    r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\.\d{1,3}){0,3}(?![\w:]|\.\d)"
+)
+
+# --- POSTCODE ---------------------------------------------------------------------------------
+# Upper case only: "sw1a 1aa" in prose is more often noise than an address.
+_UK_POSTCODE_RE = re.compile(
+    r"(?<![\w\-])(?:GIR ?0AA|[A-PR-UWYZ](?:\d{1,2}|[A-HK-Y]\d{1,2}|\d[A-HJKPSTUW]|[A-HK-Y]\d[ABEHMNPRV-Y])"
+    r" ?\d[ABD-HJLNP-UW-Z]{2})(?![\w\-])"
+)
+_NL_POSTCODE_RE = re.compile(r"(?<![\w\-./])([1-9]\d{3})( ?)(?!SA|SD|SS)([A-Z]{2})(?![\w\-])")
+# "1066 AD", "2004 US troops": a year followed by an era or a common acronym is not a postcode.
+_NL_YEAR_STOP = frozenset({"AD", "BC", "CE", "AM", "PM", "US", "UK", "EU", "UN"})
+_ZIP4_RE = re.compile(r"(?<![\w\-])\d{5}-\d{4}(?![\w\-])")
+_US_STATES = (
+    "Alabama|Alaska|Arizona|Arkansas|California|Colorado|Connecticut|Delaware|Florida|Georgia|"
+    "Hawaii|Idaho|Illinois|Indiana|Iowa|Kansas|Kentucky|Louisiana|Maine|Maryland|Massachusetts|"
+    "Michigan|Minnesota|Mississippi|Missouri|Montana|Nebraska|Nevada|New Hampshire|New Jersey|"
+    "New Mexico|New York|North Carolina|North Dakota|Ohio|Oklahoma|Oregon|Pennsylvania|"
+    "Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|Vermont|Virginia|Washington|"
+    "West Virginia|Wisconsin|Wyoming|District of Columbia|Puerto Rico|Guam|American Samoa|"
+    "Northern Mariana Islands|U\\.S\\. Virgin Islands|Virgin Islands"
+).replace(" ", r"\s+")
+_US_STATE_ABBR = (
+    "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|"
+    "NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC|PR|GU|AS|MP|VI"
+)
+_US_ZIP_RE = re.compile(
+    rf"(?<![A-Za-z])(?:(?:{_US_STATE_ABBR})\.?|(?:{_US_STATES}))(?![A-Za-z]),?[ \t\u00a0]{{1,3}}"
+    r"(\d{5})(?![\w\-])"
+)
+# A bare 5-digit number is far more often a count or an amount than a German postcode, so only
+# the "D-" prefix or a following capitalised word (the town) makes it one.
+_DE_POSTCODE_RE = re.compile(
+    r"(?<![\w\-./,$€£¥])(?:D-\d{5}(?![\w\-])|\d{5}(?=[ \u00a0][A-ZÄÖÜ][a-zäöüß]))"
+)
+
+_DIGIT_RE = re.compile(r"\d")
+_WS_RE = re.compile(r"\s+")
+
+
+def _strip_url(text: str, start: int, end: int) -> int:
+    """New end of a URL match without trailing sentence punctuation; a closing bracket is kept
+    when it balances an opening one inside the URL (Wikipedia-style "Foo_(bar)")."""
+    while end > start:
+        ch = text[end - 1]
+        if ch in _CLOSERS:
+            body = text[start:end]
+            if body.count(_CLOSERS[ch]) >= body.count(ch):
+                break
+        elif ch not in _URL_TRAILING:
+            break
+        end -= 1
+    return end
+
+
+def _is_card_prefix(digits: str) -> bool:
+    first = digits[0]
+    if first in "3456":
+        return True
+    # Mastercard 2-series (2221-2720) is 16 digits long.
+    return first == "2" and len(digits) == 16 and 2221 <= int(digits[:4]) <= 2720
+
+
+def _card_grouping_ok(groups: list[str]) -> bool:
+    """Printed card numbers are unbroken or grouped 4-4-4-4(-3), 4-6-5 (Amex) or 4-6-4 (Diners);
+    rejecting other groupings keeps runs of phone numbers or amounts from passing Luhn by chance."""
+    if len(groups) == 1:
+        return True
+    sizes = [len(g) for g in groups]
+    if all(s == 4 for s in sizes[:-1]) and 1 <= sizes[-1] <= 4:
+        return True
+    return sizes in ([4, 6, 5], [4, 6, 4])
+
+
+def _term_regex(terms: list[str]) -> str | None:
+    """One alternation for a whole term list, factored as a trie so matching cost does not grow
+    with the number of terms; whitespace inside a term matches any whitespace run."""
+    trie: dict = {}
+    for term in terms:
+        words = term.split()
+        if not words:
+            continue
+        node = trie
+        for i, word in enumerate(words):
+            if i:
+                node = node.setdefault(None, {})   # None = whitespace run
+            for ch in word:
+                node = node.setdefault(ch, {})
+        node[""] = {}                              # "" = end of term
+    if not trie:
+        return None
+
+    def render(node: dict) -> str:
+        # Iterative along single-child chains so long terms do not hit the recursion limit.
+        out = []
+        while True:
+            keys = list(node)
+            if len(keys) == 1 and keys[0] != "":
+                key = keys[0]
+                out.append(r"\s+" if key is None else re.escape(key))
+                node = node[key]
+                continue
+            break
+        terminal = "" in node
+        branches = [(r"\s+" if k is None else re.escape(k)) + render(node[k])
+                    for k in node if k != ""]
+        if branches:
+            alt = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+            if terminal:
+                # Greedy "?" tries the longer term first; boundary failure backtracks to the shorter.
+                alt = "(?:" + alt + ")?"
+            out.append(alt)
+        return "".join(out)
+
+    return render(trie)
+
+
+class RuleRecognizer:
+    """Finds rule, pattern and term-list hits in free text; see :meth:`find`.
+
+    ``phone_regions``: ISO 3166 regions whose national number formats are recognised (numbers
+    written with a leading "+CC" or an international prefix are recognised regardless).
+    ``terms``: label -> list of words/phrases, matched case-insensitively as whole words.
+    ``patterns``: label -> list of regular expressions (Python ``re`` syntax).
+    """
+
+    def __init__(self, phone_regions=("US", "GB", "DE", "NL"), terms: dict[str, list[str]] | None = None,
+                 patterns: dict[str, list[str]] | None = None):
+        if isinstance(phone_regions, str):
+            phone_regions = (phone_regions,)
+        regions = []
+        supported = phonenumbers.SUPPORTED_REGIONS
+        for region in phone_regions:
+            code = str(region).upper()
+            if code not in supported:
+                raise ValueError(f"unknown phone region {region!r}")
+            if code not in regions:
+                regions.append(code)
+        self.phone_regions = tuple(regions)
+
+        base = len(RULE_LABELS)
+        self._patterns: list[tuple[re.Pattern, str, int]] = []
+        for label, regexes in (patterns or {}).items():
+            if isinstance(regexes, str):
+                regexes = [regexes]
+            for regex in regexes:
+                try:
+                    compiled = re.compile(regex)
+                except re.error as exc:
+                    raise ValueError(f"pattern {regex!r} for label {label!r}: {exc}") from None
+                self._patterns.append((compiled, str(label).upper(), base + len(self._patterns)))
+
+        base += len(self._patterns)
+        self._terms: list[tuple[re.Pattern, str, int]] = []
+        for label, words in (terms or {}).items():
+            if isinstance(words, str):
+                words = [words]
+            body = _term_regex([w for w in words if w])
+            if body is None:
+                continue
+            compiled = re.compile(f"{_NOT_WORD_BEFORE}{body}{_NOT_WORD_AFTER}", re.IGNORECASE)
+            self._terms.append((compiled, str(label).upper(), base + len(self._terms)))
+
+    # Each _find_* appends (start, end, priority, label, source) tuples.
+
+    def _find_mail(self, text: str, out: list) -> None:
+        if "@" not in text:
+            return
+        p = _PRIORITY["MAIL"]
+        for m in _MAIL_RE.finditer(text):
+            out.append((m.start(), m.end(), p, "MAIL", "rule"))
+
+    def _find_url(self, text: str, out: list) -> None:
+        if "/" not in text and "www" not in text and "WWW" not in text:
+            return
+        p = _PRIORITY["URL"]
+        for m in _URL_RE.finditer(text):
+            start = m.start()
+            end = _strip_url(text, start, m.end())
+            body = text[start:end]
+            if body.endswith("//") or body.endswith(":/"):
+                continue   # a bare scheme ("http://") is not an address
+            out.append((start, end, p, "URL", "rule"))
+
+    def _find_iban(self, text: str, out: list) -> None:
+        p = _PRIORITY["IBAN"]
+        for m in _IBAN_RE.finditer(text):
+            start, cand = m.start(), m.group()
+            # Candidate ends: each group boundary, longest first; a valid end must not cut a word.
+            ends = [i for i, ch in enumerate(cand) if ch in " \u00a0"] + [len(cand)]
+            for rel in reversed(ends):
+                end = start + rel
+                if end < len(text) and text[end].isalnum():
+                    continue
+                if rel - cand[:rel].count(" ") - cand[:rel].count("\u00a0") < 15:
+                    break
+                if _iban.is_valid(cand[:rel]):
+                    out.append((start, end, p, "IBAN", "rule"))
+                    break
+
+    def _find_card(self, text: str, out: list) -> None:
+        p = _PRIORITY["CARD"]
+        for m in _CARD_RUN_RE.finditer(text):
+            run = m.group()
+            if len(run) < 13:
+                continue
+            # Group offsets inside the run so sub-windows can be mapped back to the text.
+            groups, offsets, pos = [], [], 0
+            for g in re.split(r"[ \-]", run):
+                groups.append(g)
+                offsets.append(pos)
+                pos += len(g) + 1
+            if sum(len(g) for g in groups) < 13:
+                continue
+            best = None
+            n = len(groups)
+            for i in range(n):
+                digits = ""
+                for j in range(i, n):
+                    digits += groups[j]
+                    if len(digits) > 19:
+                        break
+                    if len(digits) < 13 or (best and len(digits) <= best[0]):
+                        continue
+                    if (_is_card_prefix(digits) and _card_grouping_ok(groups[i:j + 1])
+                            and _luhn.is_valid(digits)):
+                        best = (len(digits), offsets[i], offsets[j] + len(groups[j]))
+            if best:
+                out.append((m.start() + best[1], m.start() + best[2], p, "CARD", "rule"))
+
+    def _find_ssn(self, text: str, out: list) -> None:
+        p = _PRIORITY["SSN"]
+        for m in _SSN_RE.finditer(text):
+            out.append((m.start(), m.end(), p, "SSN", "rule"))
+
+    def _find_phone(self, text: str, out: list) -> None:
+        if not self.phone_regions:
+            return
+        windows: list[list[int]] = []
+        n = len(text)
+        for m in _PHONE_HINT_RE.finditer(text):
+            # Widen to whitespace so phonenumbers sees the same neighbouring characters it would in
+            # the full text (it rejects candidates glued to Latin letters).
+            lo = max(0, m.start() - _PHONE_CONTEXT)
+            hi = min(n, m.end() + _PHONE_CONTEXT)
+            while lo > 0 and lo > m.start() - 2 * _PHONE_CONTEXT and not text[lo - 1].isspace():
+                lo -= 1
+            while hi < n and hi < m.end() + 2 * _PHONE_CONTEXT and not text[hi].isspace():
+                hi += 1
+            if windows and lo <= windows[-1][1]:
+                windows[-1][1] = max(windows[-1][1], hi)
+            else:
+                windows.append([lo, hi])
+        if not windows:
+            return
+        p = _PRIORITY["PHONE"]
+        seen = set()
+        leniency = phonenumbers.Leniency.VALID
+        for lo, hi in windows:
+            chunk = text[lo:hi]
+            for region in self.phone_regions:
+                for match in phonenumbers.PhoneNumberMatcher(chunk, region, leniency=leniency):
+                    key = (lo + match.start, lo + match.end)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append((key[0], key[1], p, "PHONE", "rule"))
+
+    def _find_ip(self, text: str, out: list) -> None:
+        p = _PRIORITY["IP"]
+        if "." in text:
+            for m in _IPV4_RE.finditer(text):
+                try:
+                    ipaddress.IPv4Address(m.group())
+                except ValueError:
+                    continue
+                out.append((m.start(), m.end(), p, "IP", "rule"))
+        if "::" in text or text.count(":") >= 7:
+            for m in _IPV6_RE.finditer(text):
+                cand = m.group()
+                if not any(ch not in ":." for ch in cand):
+                    continue   # "::" in prose or code ("std::") is not an address
+                end = m.end()
+                for attempt in (cand, cand[:-1] if cand.endswith(":") and not cand.endswith("::") else None):
+                    if not attempt:
+                        continue
+                    try:
+                        ipaddress.IPv6Address(attempt)
+                    except ValueError:
+                        continue
+                    out.append((m.start(), m.start() + len(attempt), p, "IP", "rule"))
+                    break
+
+    def _find_postcode(self, text: str, out: list) -> None:
+        p = _PRIORITY["POSTCODE"]
+        for m in _UK_POSTCODE_RE.finditer(text):
+            out.append((m.start(), m.end(), p, "POSTCODE", "rule"))
+        for m in _NL_POSTCODE_RE.finditer(text):
+            if m.group(2) and m.group(3) in _NL_YEAR_STOP and 1500 <= int(m.group(1)) <= 2099:
+                continue
+            out.append((m.start(), m.end(), p, "POSTCODE", "rule"))
+        for m in _ZIP4_RE.finditer(text):
+            out.append((m.start(), m.end(), p, "POSTCODE", "rule"))
+        for m in _US_ZIP_RE.finditer(text):
+            out.append((m.start(1), m.end(1), p, "POSTCODE", "rule"))
+        for m in _DE_POSTCODE_RE.finditer(text):
+            out.append((m.start(), m.end(), p, "POSTCODE", "rule"))
+
+    def find(self, text: str) -> list[Span]:
+        """All rule/list/pattern hits, sorted by start, NON-overlapping among themselves
+        (on overlap keep the longer span; same length: the earlier recognizer in this order:
+        MAIL, URL, IBAN, CARD, SSN, PHONE, IP, POSTCODE, then user patterns, then term lists)."""
+        if not text:
+            return []
+        hits: list[tuple[int, int, int, str, str]] = []
+        self._find_mail(text, hits)
+        self._find_url(text, hits)
+        if _DIGIT_RE.search(text):
+            # Every recognizer below except IPv6 needs a digit; skipping them is most of the
+            # speed on ordinary prose.
+            self._find_iban(text, hits)
+            self._find_card(text, hits)
+            self._find_ssn(text, hits)
+            self._find_phone(text, hits)
+            self._find_ip(text, hits)
+            self._find_postcode(text, hits)
+        elif "::" in text:
+            self._find_ip(text, hits)
+        for regex, label, prio in self._patterns:
+            for m in regex.finditer(text):
+                if m.end() > m.start():
+                    hits.append((m.start(), m.end(), prio, label, "pattern"))
+        for regex, label, prio in self._terms:
+            for m in regex.finditer(text):
+                hits.append((m.start(), m.end(), prio, label, "list"))
+        return _resolve(text, hits)
+
+
+def _resolve(text: str, hits: list[tuple[int, int, int, str, str]]) -> list[Span]:
+    """Greedy longest-first selection of non-overlapping hits; ties go to the lower priority
+    number, then to the earlier start so the result is deterministic."""
+    if not hits:
+        return []
+    hits.sort(key=lambda h: (h[0] - h[1], h[2], h[0]))
+    starts: list[int] = []
+    ends: list[int] = []
+    chosen: list[tuple[int, int, int, str, str]] = []
+    for hit in hits:
+        start, end = hit[0], hit[1]
+        i = bisect.bisect_right(starts, start)
+        # Accepted spans are disjoint, so only the neighbours on either side can overlap.
+        if i > 0 and ends[i - 1] > start:
+            continue
+        if i < len(starts) and starts[i] < end:
+            continue
+        starts.insert(i, start)
+        ends.insert(i, end)
+        chosen.insert(i, hit)
+    return [Span(s, e, text[s:e], label, source) for s, e, _, label, source in chosen]
+
+
+# --- vague temporal expressions ---------------------------------------------------------------
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_WEEKDAYS = (
+    "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
+    "mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"
+)
+_APOS = "['\u2019]?"
+_HOLIDAYS = "|".join(h.replace(" ", r"\s+").replace("'", _APOS) for h in (
+    "christmas", "xmas", "x-mas", "easter", "thanksgiving", "halloween", "hallowe'en",
+    "hanukkah", "hanukah", "chanukah", "ramadan", "eid", "diwali", "deepavali", "holi",
+    "passover", "pesach", "purim", "yom kippur", "rosh hashanah", "rosh hashana", "sukkot",
+    "kwanzaa", "lent", "pentecost", "whitsun", "whitsunday", "advent", "epiphany", "new year's",
+    "new years", "new year", "hogmanay", "valentine's day", "valentines day", "st. patrick's day",
+    "st patrick's day", "saint patrick's day", "independence day", "memorial day", "labor day",
+    "labour day", "veterans' day", "veterans day", "presidents' day", "presidents day",
+    "columbus day", "martin luther king day", "mlk day", "juneteenth", "boxing day",
+    "mother's day", "mothers day", "father's day", "fathers day", "remembrance day",
+    "armistice day", "anzac day", "canada day", "australia day", "bastille day", "guy fawkes",
+    "bonfire night", "mardi gras", "oktoberfest", "midsummer", "all saints' day",
+    "all souls' day", "day of the dead", "lunar new year", "chinese new year", "nowruz",
+    "vesak", "michaelmas", "candlemas", "pancake day", "king's day", "koningsdag",
+    "sinterklaas", "hanami",
+))
+_TEMPORAL_ANCHOR_RE = re.compile(
+    rf"\d|(?<![^\W\d_])(?:{_MONTHS}|{_WEEKDAYS}|{_HOLIDAYS})(?![^\W\d_])",
+    re.IGNORECASE,
+)
+
+
+def is_vague_temporal(span_text: str) -> bool:
+    """False-positive guard for spaCy DATE/TIME spans: True means the span does not pin down a
+    point in time and should be dropped, False means keep it.
+
+    Rule: a span is identifying (False) if it contains
+      * a digit (any Unicode decimal digit: "2004", "10:30", "14/05/2004", "the 1990s"),
+      * an English month name or abbreviation ("in March", "May 14", "Sept."),
+      * an English weekday name, its plural or abbreviation ("Monday", "on Fridays", "Wed"), or
+      * a named holiday ("Christmas", "New Year's Eve", "Thanksgiving", "Ramadan", ...);
+    otherwise it is vague (True): "today", "tonight", "a good day", "four days ago", "the weekend",
+    "last week", "these days", "the past few years". Spelled-out numbers do not count, so
+    "nineteen ninety-nine" is treated as vague. Names are matched case-insensitively as whole
+    words, so "decade" does not contain "dec" and "Sunday" does.
+    """
+    if not span_text or not span_text.strip():
+        return True
+    return _TEMPORAL_ANCHOR_RE.search(span_text) is None
