@@ -92,6 +92,11 @@ class Config:
             raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
 
     @property
+    def sensitive_labels(self) -> tuple[str, ...]:
+        """The configured labels plus those of the term lists and patterns (sensitive by construction)."""
+        return tuple(dict.fromkeys((*self.labels, *self.terms, *self.patterns)))
+
+    @property
     def quasi_identifiers(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.attributes)
 
@@ -212,9 +217,6 @@ def parse_config(data: dict) -> Config:
         kw["batch_size"] = _expect(text["batch_size"], int, "text.batch_size")
     if "workers" in text:
         kw["workers"] = _expect(text["workers"], int, "text.workers")
-    # Labels of term lists and patterns are sensitive by construction.
-    extra = [l for l in (*kw["terms"], *kw["patterns"]) if l not in kw.get("labels", DEFAULT_LABELS)]
-    kw["labels"] = tuple(dict.fromkeys((*kw.get("labels", DEFAULT_LABELS), *extra)))
 
     an = _expect(data.get("anonymization", {}), dict, "anonymization")
     _unknown(an, _SCHEMA["anonymization"], "anonymization.")

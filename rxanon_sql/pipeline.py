@@ -58,7 +58,7 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
     insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.operator, cfg.w_a, cfg.w_x, fp)])
     insert("attributes", [(a.name, a.type, i, a.bias, a.match_values) for i, a in enumerate(cfg.attributes)])
     insert("emap", [(a.name, label) for a in cfg.attributes for label in a.emap])
-    insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.labels])
+    insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.sensitive_labels])
     # The placeholder for missing values sorts before every configured ordinal value.
     insert("ordinal_order", [(a.name, v, float(i)) for a in cfg.attributes if a.type == "ordinal"
                              for i, v in enumerate(("(missing)", *a.order))])
@@ -68,7 +68,7 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
 def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> None:
     s = cfg.schema
     con.execute(f"""CREATE TABLE IF NOT EXISTS {table('runs', s).sql('duckdb')} (
-        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, "lambda" DOUBLE,
+        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, lam DOUBLE,
         strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
         texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
     import spacy

@@ -49,12 +49,12 @@ def _texts_of(source: exp.Expression, cfg: Config, with_rows: bool) -> exp.Expre
 
 def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> int:
     """Recognize the texts of the source that the cache lacks; returns how many were recognized."""
-    if not cfg.text_columns:
-        return 0
-    fp = fingerprint(cfg)
     s = cfg.schema
     run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
     run_file(con, "ner_cache", s)
+    if not cfg.text_columns:
+        return 0
+    fp = fingerprint(cfg)
     src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
     texts = exp.Subquery(this=_texts_of(src, cfg, with_rows=False), alias=exp.TableAlias(this=ident("texts")))
     distinct = exp.select(exp.alias_(exp.func("md5", col("text")), "text_hash"),

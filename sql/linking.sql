@@ -134,11 +134,19 @@ resolved AS (
     FROM stated AS s
     LEFT JOIN rx.month_names AS mn ON mn.name = lower(s.m)
     WHERE s.part <> ''
+),
+-- Only the most specific form a term states counts: "15 June 2004" states a day, so it does
+-- not agree with 2004-05-14 through its year alone.
+parsed AS (
+    SELECT *, max(length(part)) OVER (PARTITION BY term_id, attribute) AS longest
+    FROM resolved
+    WHERE m = '' OR month_no IS NOT NULL
 )
 SELECT r.term_id, r.attribute, r.position, c.start_pos, strpos(c.term, r.part) - 1 AS offset_in_term, length(r.part) AS len
-FROM resolved AS r
+FROM parsed AS r
 JOIN link_candidates AS c ON c.term_id = r.term_id AND c.attribute = r.attribute
-WHERE TRY_CAST(r.y AS INTEGER) = year(r.day)
+WHERE length(r.part) = r.longest
+  AND TRY_CAST(r.y AS INTEGER) = year(r.day)
   AND (r.m = '' OR r.month_no = month(r.day)
        OR (r.form = 'numeric' AND r.day_no = month(r.day) AND r.month_no = day(r.day)))
   AND (r.d = '' OR r.day_no = day(r.day)

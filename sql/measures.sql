@@ -79,6 +79,6 @@ WITH m AS (
 )
 SELECT m.ncp_a, m.ncp_x,
        CASE WHEN m.ncp_x IS NULL THEN m.ncp_a ELSE (p.w_a * m.ncp_a + p.w_x * m.ncp_x) / (p.w_a + p.w_x) END AS ncp,
-       m.records, m.records_with_terms, m.partitions, p.k, p.lambda, p.strategy
+       m.records, m.records_with_terms, m.partitions, p.k, p.lam, p.strategy
 FROM m
 CROSS JOIN rx.params AS p;

@@ -100,7 +100,7 @@ everything AS (
     SELECT * FROM textual
 )
 SELECT e.*,
-       (e.span + CASE WHEN e.kind = 'relational' THEN p.lambda ELSE 1 - p.lambda END + e.bias) / 2 AS priority,
+       (e.span + CASE WHEN e.kind = 'relational' THEN p.lam ELSE 1 - p.lam END + e.bias) / 2 AS priority,
        e.left_size >= p.k AND e.size - e.left_size >= p.k AS allowable
 FROM everything AS e
 CROSS JOIN rx.params AS p;

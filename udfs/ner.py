@@ -8,6 +8,8 @@ also DuckDB's character positions.
 """
 from __future__ import annotations
 
+import functools
+
 import pyarrow as pa
 
 from .rules import RuleRecognizer, Span, is_vague_temporal
@@ -25,7 +27,9 @@ class PipelineNotFound(RuntimeError):
     pass
 
 
+@functools.lru_cache(maxsize=4)
 def load_pipeline(name: str):
+    """The spaCy pipeline, loaded once per process (loading takes about a second)."""
     import spacy
     try:
         return spacy.load(name, exclude=list(_NOT_NEEDED))

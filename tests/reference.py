@@ -1,0 +1,94 @@
+"""A plain recursive implementation of the partitioners of DESIGN.md, written from the text of
+the definitions, to check the set-based SQL against. It reads the person-centric view the
+pipeline built (values, keys, terms) and knows nothing of levels or partition ids."""
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+
+def load(con, schema="rx"):
+    kinds = dict(con.execute(f"SELECT attribute, kind FROM {schema}.attributes").fetchall())
+    bias = dict(con.execute(f"SELECT attribute, bias FROM {schema}.attributes").fetchall())
+    lbias = dict(con.execute(f"SELECT label, bias FROM {schema}.labels").fetchall())
+    k, lam = con.execute(f"SELECT k, lam FROM {schema}.params").fetchall()[0]
+    persons = [r[0] for r in con.execute(f"SELECT person FROM {schema}.person_ids").fetchall()]
+    values: dict = {p: {} for p in persons}
+    for p, a, v in con.execute(f"SELECT person, attribute, num FROM {schema}.person_values").fetchall():
+        values[p].setdefault(a, set()).add(v)
+    terms: dict = {p: set() for p in persons}
+    for p, label, norm in con.execute(f"SELECT person, label, norm FROM {schema}.person_terms").fetchall():
+        terms[p].add((label, norm))
+    return dict(kinds=kinds, bias=bias, lbias=lbias, k=k, lam=lam, persons=persons, values=values, terms=terms)
+
+
+def _key(d, p, a):
+    vals = d["values"][p].get(a)
+    if not vals:
+        return None
+    return statistics.median(sorted(vals)) if d["kinds"][a] in ("numeric", "date") else min(vals)
+
+
+def _domain(d):
+    rel = {}
+    for a in d["kinds"]:
+        vals = {v for p in d["persons"] for v in d["values"][p].get(a, ())}
+        if vals:
+            rel[a] = (max(vals) - min(vals), len(vals))
+    txt = Counter(label for label, _ in {t for p in d["persons"] for t in d["terms"][p]})
+    return rel, txt
+
+
+def mondrian(d, P=None, dom=None):
+    P = list(d["persons"]) if P is None else P
+    dom = dom or _domain(d)
+    k, lam = d["k"], d["lam"]
+    if len(P) < 2 * k:
+        return [frozenset(P)]
+    cands = []
+    for a, kind in d["kinds"].items():
+        vals = {v for p in P for v in d["values"][p].get(a, ())}
+        if not vals:
+            continue
+        width, n = dom[0][a]
+        if kind in ("numeric", "date"):
+            span = (max(vals) - min(vals)) / width if width > 0 else 0
+            keys = [_key(d, p, a) for p in P if _key(d, p, a) is not None]
+            cut = statistics.median(keys)
+            left = {p for p in P if _key(d, p, a) is not None and _key(d, p, a) < cut}
+        else:
+            span = len(vals) / n
+            ordered = sorted(vals)
+            left = set()
+            if len(ordered) // 2 >= 1:
+                cut = ordered[len(ordered) // 2 - 1]
+                left = {p for p in P if _key(d, p, a) is not None and _key(d, p, a) <= cut}
+        cands.append(((span + lam + d["bias"][a]) / 2, a, "relational", left))
+    df = Counter(t for p in P for t in d["terms"][p])
+    for label in sorted({l for l, _ in df}):
+        span = sum(1 for l, _ in df if l == label) / dom[1][label]
+        allowed = [(n, f) for (l, n), f in df.items() if l == label and k <= f <= len(P) - k]
+        left = set()
+        if allowed:
+            norm, _ = min(allowed, key=lambda nf: (abs(nf[1] - len(P) / 2), -nf[1], nf[0]))
+            left = {p for p in P if (label, norm) in d["terms"][p]}
+        cands.append(((span + 1 - lam + d["lbias"].get(label, 0.0)) / 2, label, "textual", left))
+    cands.sort(key=lambda c: (-c[0], c[1], c[2]))
+    for _, _, _, left in cands:
+        if k <= len(left) <= len(P) - k:
+            return mondrian(d, [p for p in P if p in left], dom) + mondrian(d, [p for p in P if p not in left], dom)
+    return [frozenset(P)]
+
+
+def gdf(d, P=None):
+    P = list(d["persons"]) if P is None else P
+    k = d["k"]
+    if len(P) < 2 * k:
+        return [frozenset(P)]
+    df = Counter(t for p in P for t in d["terms"][p])
+    allowed = [(t, f) for t, f in df.items() if k <= f <= len(P) - k]
+    if not allowed:
+        return [frozenset(P)]
+    term, _ = min(allowed, key=lambda tf: (-tf[1], tf[0]))
+    left = [p for p in P if term in d["terms"][p]]
+    return gdf(d, left) + gdf(d, [p for p in P if term not in d["terms"][p]])

@@ -1,0 +1,76 @@
+import duckdb
+import pytest
+
+from helpers import config_from, rows
+from rxanon_sql.pipeline import apply
+
+CONFIG = """
+[source]
+relations = ["t"]
+person = "id"
+[attributes.age]
+type = "numeric"
+emap = ["DATE", "CARDINAL", "QUANTITY"]
+[attributes.sign]
+type = "nominal"
+[attributes.day]
+type = "date"
+emap = ["DATE"]
+[text]
+columns = ["text"]
+[anonymization]
+k = 2
+"""
+
+
+def linked(text, age=36, sign="Pisces", day="2004-05-14"):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                    [(1, age, sign, day, text), (2, 50, "Leo", "2001-01-01", "nothing here"),
+                     (3, 51, "Leo", "2001-01-02", "nothing"), (4, 52, "Leo", "2001-01-03", "nothing at all")])
+    apply(con, config_from(CONFIG))
+    return [(r[0], r[1], text[r[2]:r[3]]) for r in rows(
+        con, "SELECT term, linked_attribute, stated_start, stated_end FROM rx.terms WHERE person = 1 ORDER BY start_pos")]
+
+
+@pytest.mark.parametrize("text, stated", [
+    ("I am a 36 years old engineer.", "36"),
+    ("I turned 36 last week.", "36"),
+    ("She is a 36-year-old nurse.", "36"),
+])
+def test_numbers_inside_phrases_state_the_age(text, stated):
+    links = [l for l in linked(text) if l[1] == "age"]
+    assert links and links[0][2] == stated
+
+
+def test_another_number_is_not_linked():
+    assert not [l for l in linked("I am 37 years old.") if l[1] == "age"]
+
+
+@pytest.mark.parametrize("text, stated", [
+    ("That was on 14 May 2004, a Friday.", "14 May 2004"),
+    ("It happened on May 14, 2004.", "May 14, 2004"),
+    ("Back in May 2004 things were different.", "May 2004"),
+    ("The year 2004 was great.", "2004"),
+])
+def test_dates_that_agree_are_linked(text, stated):
+    links = [l for l in linked(text) if l[1] == "day"]
+    assert links and links[0][2] == stated
+
+
+def test_a_date_that_disagrees_is_not_linked():
+    assert not [l for l in linked("On 15 June 2004 we met.") if l[1] == "day"]
+
+
+def test_categorical_value_is_linked_whatever_the_label():
+    links = linked("Did you know that Pisces is the last sign of the zodiac.")
+    assert ("Pisces", "sign", "Pisces") in links
+
+
+def test_demo_links(demo_con):
+    got = set(rows(demo_con, "SELECT person, term, linked_attribute FROM rx.terms WHERE linked_attribute IS NOT NULL"))
+    assert {(1, "36 years old", "age"), (4, "2004", "date"), (4, "science", "topic"), (5, "Pisces", "sign")} <= got
+    # A redundant term is not part of X'.
+    x = set(rows(demo_con, "SELECT person, norm FROM rx.person_terms"))
+    assert (1, "36 years old") not in x and (1, "pedro") in x

@@ -1,0 +1,77 @@
+import duckdb
+import pytest
+
+import reference
+from helpers import demo_config, rows, scalar
+from rxanon_sql.demo import write_demo_database
+from rxanon_sql.pipeline import apply
+
+
+def partitions(con):
+    groups = {}
+    for person, pid in rows(con, "SELECT person, partition_id FROM rx.partitions"):
+        groups.setdefault(pid, set()).add(person)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def run_demo(**kw):
+    con = duckdb.connect()
+    write_demo_database(con)
+    apply(con, demo_config(**kw))
+    return con
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3, 0.5, 1.0])
+@pytest.mark.parametrize("strategy", ["mondrian", "gdf"])
+def test_set_based_equals_recursive_reference(lam, strategy):
+    con = run_demo(lam=lam, strategy=strategy)
+    d = reference.load(con)
+    expected = reference.mondrian(d) if strategy == "mondrian" else reference.gdf(d)
+    assert partitions(con) == sorted(sorted(g) for g in expected)
+    assert min(len(g) for g in partitions(con)) >= 2
+
+
+def test_demo_partitions_and_splits(demo_con):
+    assert partitions(demo_con) == [[1, 3], [2, 5], [4, 6]]
+    splits = rows(demo_con, "SELECT level, kind, coalesce(attribute, label), cut FROM rx.splits ORDER BY level, partition_id")
+    assert splits[0] == (0, "textual", "GPE", "has uk")
+    assert all(r[0] >= 0 for r in splits)
+
+
+def test_deterministic():
+    a, b = run_demo(), run_demo()
+    for q in ("SELECT * FROM rx.partitions ORDER BY person", "SELECT * FROM rx.splits ORDER BY level, partition_id"):
+        assert rows(a, q) == rows(b, q)
+
+
+def test_lambda_one_prefers_any_allowable_relational_cut():
+    con = run_demo(lam=1.0)
+    bad = scalar(con, """
+        SELECT count(*) FROM rx.split_candidates c
+        WHERE c.chosen AND c.kind = 'textual' AND EXISTS (
+            SELECT 1 FROM rx.split_candidates r
+            WHERE r.level = c.level AND r.partition_id = c.partition_id AND r.kind = 'relational' AND r.allowable)""")
+    assert bad == 0
+    assert scalar(con, "SELECT count(*) FROM rx.splits WHERE kind = 'textual'") == 0
+
+
+def test_lambda_zero_prefers_any_allowable_textual_cut():
+    con = run_demo(lam=0.0)
+    bad = scalar(con, """
+        SELECT count(*) FROM rx.split_candidates c
+        WHERE c.chosen AND c.kind = 'relational' AND EXISTS (
+            SELECT 1 FROM rx.split_candidates t
+            WHERE t.level = c.level AND t.partition_id = c.partition_id AND t.kind = 'textual' AND t.allowable)""")
+    assert bad == 0
+    assert scalar(con, "SELECT count(*) FROM rx.splits WHERE kind = 'textual'") >= 1
+
+
+def test_gdf_cuts_only_on_terms():
+    con = run_demo(strategy="gdf")
+    assert {r[0] for r in rows(con, "SELECT kind FROM rx.splits")} <= {"textual"}
+
+
+def test_no_cut_when_fewer_than_2k_persons():
+    con = run_demo(k=4)
+    assert partitions(con) == [[1, 2, 3, 4, 5, 6]]
+    assert scalar(con, "SELECT count(*) FROM rx.splits") == 0

@@ -1,0 +1,450 @@
+"""Tests for the rule-based recognizers in udfs/rules.py."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from stdnum import luhn
+
+try:
+    from rxanon_sql.udfs.rules import RuleRecognizer, Span, is_vague_temporal
+except ImportError:   # running from a source checkout without the package installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from udfs.rules import RuleRecognizer, Span, is_vague_temporal
+
+
+@pytest.fixture(scope="module")
+def rec() -> RuleRecognizer:
+    return RuleRecognizer()
+
+
+def found(rec: RuleRecognizer, text: str, label: str | None = None) -> list[str]:
+    spans = rec.find(text)
+    for s in spans:
+        assert text[s.start:s.end] == s.term
+    return [s.term for s in spans if label is None or s.label == label]
+
+
+def labelled(rec: RuleRecognizer, text: str) -> list[tuple[str, str]]:
+    return [(s.term, s.label) for s in rec.find(text)]
+
+
+def luhn_complete(prefix: str) -> str:
+    return prefix + luhn.calc_check_digit(prefix)
+
+
+# --- MAIL ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("address", [
+    "john.doe@example.com",
+    "jane+newsletter@mail.example.co.uk",
+    "first_last-99@sub.domain.org",
+    "ünïcödé.ñame@bücher.de",
+    "用户@例子.中国",
+])
+def test_mail_positive(rec, address):
+    text = f"Please write to {address} today."
+    assert labelled(rec, text) == [(address, "MAIL")]
+
+
+def test_mail_in_parentheses_and_trailing_period(rec):
+    text = "Contact the office (office@example.org). Or mail boss@example.org."
+    assert found(rec, text, "MAIL") == ["office@example.org", "boss@example.org"]
+
+
+def test_mail_leading_punctuation_not_included(rec):
+    assert found(rec, "email=john@example.com", "MAIL") == ["john@example.com"]
+    assert found(rec, "*john@example.com*", "MAIL") == ["john@example.com"]
+    assert found(rec, "mailto:john@example.com", "MAIL") == ["john@example.com"]
+
+
+@pytest.mark.parametrize("text", [
+    "ping me @john on the forum",
+    "user@localhost is not routable",
+    "a..b@example.com is malformed",
+    "x@y.c has a one-letter TLD",
+    "send it to john@ tomorrow",
+])
+def test_mail_negative(rec, text):
+    assert found(rec, text, "MAIL") == []
+
+
+# --- URL ----------------------------------------------------------------------------------------
+
+def test_url_trailing_period_stripped(rec):
+    text = "See https://example.com/path/page.html."
+    assert labelled(rec, text) == [("https://example.com/path/page.html", "URL")]
+
+
+@pytest.mark.parametrize("text,url", [
+    ("Visit www.example.com, then leave.", "www.example.com"),
+    ("Read example.com/page for details.", "example.com/page"),
+    ("(see http://foo.org/a?b=c&d=e#frag)", "http://foo.org/a?b=c&d=e#frag"),
+    ("Wiki: https://en.wikipedia.org/wiki/Foo_(bar).", "https://en.wikipedia.org/wiki/Foo_(bar)"),
+    ("HTTPS://EXAMPLE.COM/X, done", "HTTPS://EXAMPLE.COM/X"),
+    ("Go to sub.example.co.uk/path?q=1; it works", "sub.example.co.uk/path?q=1"),
+])
+def test_url_positive(rec, text, url):
+    assert found(rec, text, "URL") == [url]
+
+
+@pytest.mark.parametrize("text", [
+    "It ended.Next day we left.",
+    "Use tools e.g. hammers and/or saws at 50 km/h.",
+    "Mr.Smith/Jones wrote it.",
+    "The site example.com is down.",     # bare domain without a path is not matched
+    "A bare scheme http:// is nothing.",
+])
+def test_url_negative(rec, text):
+    assert found(rec, text, "URL") == []
+
+
+def test_url_containing_mail_is_one_url(rec):
+    text = "Link https://example.com/share?to=jane@example.org here"
+    assert labelled(rec, text) == [("https://example.com/share?to=jane@example.org", "URL")]
+
+
+# --- PHONE --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("number", [
+    "(415) 555-2671",
+    "+1 415-555-2671",
+    "+44 20 7946 0958",
+    "020 7946 0958",
+    "+49 30 1234567",
+    "0049 30 1234567",
+    "+31 20 123 4567",
+])
+def test_phone_positive(rec, number):
+    text = f"Call me at {number} after lunch."
+    assert labelled(rec, text) == [(number, "PHONE")]
+
+
+@pytest.mark.parametrize("text", [
+    "I moved there in 2004.",
+    "She is 36 years old.",
+    "Born on 14/05/2004 in a small town.",
+    "The total was 12345 dollars.",
+    "Version 1.2.3 was released on 14.05.2004 at 10:30.",
+])
+def test_phone_negative(rec, text):
+    assert found(rec, text, "PHONE") == []
+
+
+def test_phone_regions_configurable():
+    us_only = RuleRecognizer(phone_regions=("US",))
+    assert found(us_only, "ring 020 7946 0958 now", "PHONE") == []
+    assert found(us_only, "ring +44 20 7946 0958 now", "PHONE") == ["+44 20 7946 0958"]
+    gb = RuleRecognizer(phone_regions="gb")
+    assert found(gb, "ring 020 7946 0958 now", "PHONE") == ["020 7946 0958"]
+
+
+def test_unknown_phone_region_rejected():
+    with pytest.raises(ValueError):
+        RuleRecognizer(phone_regions=("XX",))
+
+
+# --- IBAN ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("iban", [
+    "DE89 3704 0044 0532 0130 00",
+    "DE89370400440532013000",
+    "GB82 WEST 1234 5698 7654 32",
+    "NL91ABNA0417164300",
+])
+def test_iban_valid(rec, iban):
+    text = f"Pay to {iban}, thanks."
+    assert labelled(rec, text) == [(iban, "IBAN")]
+
+
+def test_iban_followed_by_uppercase_words(rec):
+    text = "IBAN DE89 3704 0044 0532 0130 00 THE END"
+    assert labelled(rec, text) == [("DE89 3704 0044 0532 0130 00", "IBAN")]
+
+
+@pytest.mark.parametrize("text", [
+    "Pay to DE89 3704 0044 0532 0130 01, thanks.",    # checksum off by one
+    "Pay to GB82 WEST 1234 5698 7654 33, thanks.",
+    "Ref XDE89370400440532013000 is glued to a letter",
+])
+def test_iban_invalid_checksum(rec, text):
+    assert found(rec, text, "IBAN") == []
+    assert found(rec, text, "CARD") == []   # the digit groups must not come back as a card
+
+
+# --- CARD ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("card", [
+    "4111 1111 1111 1111",
+    "4111-1111-1111-1111",
+    "4111111111111111",
+    "5555 5555 5555 4444",
+    "3782 822463 10005",
+    "6011 1111 1111 1117",
+])
+def test_card_valid(rec, card):
+    text = f"Card number {card} expires soon."
+    assert labelled(rec, text) == [(card, "CARD")]
+
+
+def test_card_mastercard_2_series(rec):
+    number = luhn_complete("222100000000000")
+    assert found(rec, f"card {number} ok", "CARD") == [number]
+
+
+def test_card_invalid(rec):
+    assert found(rec, "Card 4111 1111 1111 1112 declined.", "CARD") == []
+    # Luhn-valid but no card prefix
+    number = luhn_complete("812345678901234")
+    assert luhn.is_valid(number)
+    assert found(rec, f"Ref {number} here", "CARD") == []
+    # Luhn-valid but grouped like phone numbers, not like a card
+    assert found(rec, "4111 111 111 111 1 x", "CARD") == []
+
+
+# --- SSN ----------------------------------------------------------------------------------------
+
+def test_ssn_valid(rec):
+    assert labelled(rec, "SSN: 123-45-6789.") == [("123-45-6789", "SSN")]
+    assert found(rec, "old card 078-05-1120", "SSN") == ["078-05-1120"]
+
+
+@pytest.mark.parametrize("ssn", [
+    "000-12-3456", "666-12-3456", "912-34-5678", "123-00-4567", "123-45-0000", "1234-56-7890",
+])
+def test_ssn_invalid(rec, ssn):
+    assert found(rec, f"number {ssn} here", "SSN") == []
+
+
+# --- IP -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,ip", [
+    ("Server at 192.168.1.1 is down.", "192.168.1.1"),
+    ("Ping 10.0.0.1.", "10.0.0.1"),
+    ("IPv6 2001:db8::ff00:42:8329 reached", "2001:db8::ff00:42:8329"),
+    ("loopback ::1 only", "::1"),
+    ("mapped ::ffff:192.168.1.1 here", "::ffff:192.168.1.1"),
+    ("link-local fe80::1: up", "fe80::1"),
+])
+def test_ip_positive(rec, text, ip):
+    assert found(rec, text, "IP") == [ip]
+
+
+@pytest.mark.parametrize("text", [
+    "Bogus 999.1.1.1 address",
+    "Also 10.0.0.256 is out of range",
+    "Version v1.2.3.4 of the tool",
+    "Meet at 10:30:45 sharp",
+    "C++ uses std::vector a lot",
+])
+def test_ip_negative(rec, text):
+    assert found(rec, text, "IP") == []
+
+
+# --- POSTCODE -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,code", [
+    ("10 Downing Street, London SW1A 2AA", "SW1A 2AA"),
+    ("Manchester M1 1AE, UK", "M1 1AE"),
+    ("Damrak 1, 1012 AB Amsterdam", "1012 AB"),
+    ("Postbus 1234 AB", "1234 AB"),
+    ("Prinsessegracht 2511 CE Den Haag", "2511 CE"),
+    ("Washington, DC 20500-0003", "20500-0003"),
+    ("Austin, TX 78701", "78701"),
+    ("Austin, Texas 78701, USA", "78701"),
+    ("Unter den Linden, 10115 Berlin", "10115"),
+    ("Adresse: D-80331 München", "D-80331"),
+])
+def test_postcode_positive(rec, text, code):
+    assert found(rec, text, "POSTCODE") == [code]
+
+
+@pytest.mark.parametrize("text", [
+    "The number 12345 alone.",
+    "It cost 12345 dollars.",
+    "Built in 1066 AD by the king.",
+    "In 2004 US troops arrived.",
+    "Call extension 12345 now.",
+])
+def test_postcode_negative(rec, text):
+    assert found(rec, text, "POSTCODE") == []
+
+
+# --- term lists and patterns --------------------------------------------------------------------
+
+def test_terms_whole_word_and_case_folding():
+    r = RuleRecognizer(terms={"job": ["engineer", "data scientist"]})
+    text = "An Engineer, two engineers, a DATA  SCIENTIST and a data\nscientist; reengineer."
+    spans = r.find(text)
+    assert [(s.term, s.label, s.source) for s in spans] == [
+        ("Engineer", "JOB", "list"),
+        ("DATA  SCIENTIST", "JOB", "list"),
+        ("data\nscientist", "JOB", "list"),
+    ]
+
+
+def test_terms_unicode_word_boundaries():
+    r = RuleRecognizer(terms={"STREET": ["straße"], "JOB": ["arzt", "engineer"]})
+    assert found(r, "Die Straße ist lang.") == ["Straße"]
+    assert found(r, "Die Hauptstraße ist lang.") == []      # ß/t are word characters
+    assert found(r, "Der Zahnarzt und der Arzt.") == ["Arzt"]
+    assert found(r, "éengineer") == []
+    assert found(r, "engineer\u0301") == []                  # combining accent continues the word
+    assert found(r, "«engineer»") == ["engineer"]
+
+
+def test_terms_longest_alternative_and_prefix_terms():
+    r = RuleRecognizer(terms={"JOB": ["data", "data scientist", "scientist"]})
+    assert found(r, "the data scientist and data scientists") == ["data scientist", "data"]
+
+
+def test_terms_with_punctuation():
+    r = RuleRecognizer(terms={"TECH": ["C++", ".NET", "node.js"]})
+    assert found(r, "Knows C++, .NET and Node.js.") == ["C++", ".NET", "Node.js"]
+
+
+def test_patterns():
+    r = RuleRecognizer(patterns={"EMPLOYEE_ID": [r"EMP-\d{6}"]})
+    spans = r.find("Badge EMP-123456 and EMP-12345.")
+    assert [(s.term, s.label, s.source) for s in spans] == [("EMP-123456", "EMPLOYEE_ID", "pattern")]
+
+
+def test_invalid_pattern_rejected():
+    with pytest.raises(ValueError, match="BAD"):
+        RuleRecognizer(patterns={"BAD": ["(unclosed"]})
+
+
+# --- overlap resolution -------------------------------------------------------------------------
+
+def test_overlap_same_length_earlier_recognizer_wins():
+    # The user pattern and the term list produce exactly the e-mail span: MAIL comes first.
+    r = RuleRecognizer(patterns={"HANDLE": [r"\S+@example\.com"]},
+                       terms={"ADDR": ["jane@example.com"]})
+    assert labelled(r, "write jane@example.com now") == [("jane@example.com", "MAIL")]
+    # Pattern before term list.
+    r = RuleRecognizer(patterns={"CODE": [r"XJ-\d+"]}, terms={"WORD": ["XJ-42"]})
+    assert labelled(r, "code XJ-42 here") == [("XJ-42", "CODE")]
+
+
+def test_overlap_longer_span_wins():
+    r = RuleRecognizer(patterns={"CONTACT": [r"phone \(415\) 555-2671"]},
+                       terms={"CITY": ["York"]})
+    text = "my phone (415) 555-2671 in New York"
+    assert labelled(r, text) == [("phone (415) 555-2671", "CONTACT"), ("York", "CITY")]
+    # A term inside an e-mail address loses to the longer address.
+    r = RuleRecognizer(terms={"NAME": ["jane"]})
+    assert labelled(r, "jane wrote from jane@example.com") == [
+        ("jane", "NAME"), ("jane@example.com", "MAIL")]
+
+
+def test_spans_sorted_and_disjoint(rec):
+    text = ("Mail a@b.org or see https://x.org/a@b.org, call +1 415-555-2671, IBAN "
+            "DE89 3704 0044 0532 0130 00, card 4111 1111 1111 1111, IP 192.168.1.1, "
+            "SSN 123-45-6789, London SW1A 1AA.")
+    spans = rec.find(text)
+    assert [s.label for s in spans] == ["MAIL", "URL", "PHONE", "IBAN", "CARD", "IP", "SSN", "POSTCODE"]
+    for a, b in zip(spans, spans[1:]):
+        assert a.end <= b.start
+    assert spans == sorted(spans)
+    assert all(isinstance(s, Span) and s.source == "rule" for s in spans)
+
+
+def test_empty_text(rec):
+    assert rec.find("") == []
+
+
+# --- offsets on non-ASCII text ------------------------------------------------------------------
+
+@pytest.mark.parametrize("prefix", [
+    "😀👨‍👩‍👧 ",
+    "Café crème, naïve façade — ",
+    "He said “hello” and ‘bye’ — it’s ",
+    "مرحبا بالعالم ",
+    "שלום עולם ",
+    "Jose\u0301 (decomposed) ",
+    "日本語のテキスト、",
+])
+def test_offsets_after_non_ascii(rec, prefix):
+    text = prefix + "mail jane@example.com or call +44 20 7946 0958 or 192.168.1.1"
+    spans = rec.find(text)
+    assert [(s.term, s.label) for s in spans] == [
+        ("jane@example.com", "MAIL"), ("+44 20 7946 0958", "PHONE"), ("192.168.1.1", "IP")]
+    for s in spans:
+        assert text[s.start:s.end] == s.term
+    assert spans[0].start == len(prefix) + len("mail ")
+
+
+def test_term_offsets_after_emoji():
+    r = RuleRecognizer(terms={"JOB": ["ingénieur"]})
+    text = "🚀🚀 L’Ingénieur arrive"
+    [s] = r.find(text)
+    assert (s.start, s.term) == (text.index("Ingénieur"), "Ingénieur")
+
+
+# --- vague temporal guard -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("span", [
+    "today", "a great year", "a good day", "four days ago", "the weekend", "tonight",
+    "last week", "these days", "the past few years", "the past few decades", "", "  ",
+])
+def test_vague_temporal_true(span):
+    assert is_vague_temporal(span) is True
+
+
+@pytest.mark.parametrize("span", [
+    "14 May 2004", "2004", "in March", "May", "Monday", "May 14", "14/05/2004", "the 1990s",
+    "10:30", "Christmas 2004", "summer of 1999", "Sept.", "on Fridays", "New Year's Eve",
+    "New Year’s Day", "Thanksgiving", "last Christmas", "١٩٩٩",
+])
+def test_vague_temporal_false(span):
+    assert is_vague_temporal(span) is False
+
+
+# --- property test ------------------------------------------------------------------------------
+
+_LOCAL_EXTRA = "0123456789_+-éüßñøçдяλ名字"
+_local_segment = st.text(alphabet="abcdefghijklmnopqrstuvwxyz" + _LOCAL_EXTRA, min_size=1, max_size=8)
+_label = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=10)
+
+
+@st.composite
+def emails(draw) -> str:
+    first = draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz"))
+    local = first + ".".join(draw(st.lists(_local_segment, min_size=1, max_size=3)))
+    labels = draw(st.lists(_label, min_size=1, max_size=3))
+    tld = draw(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=6))
+    return f"{local}@{'.'.join(labels)}.{tld}"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(st.characters(blacklist_categories=("Cs",)), max_size=300),
+       address=emails(), data=st.data())
+def test_property_inserted_mail_found_at_position(rec, text, address, data):
+    pos = data.draw(st.integers(min_value=0, max_value=len(text)))
+    full = text[:pos] + " " + address + " " + text[pos:]
+    spans = rec.find(full)
+    for s in spans:
+        assert full[s.start:s.end] == s.term
+        assert s.start < s.end
+    for a, b in zip(spans, spans[1:]):
+        assert a.end <= b.start
+    assert Span(pos + 1, pos + 1 + len(address), address, "MAIL", "rule") in spans
+
+
+# --- speed --------------------------------------------------------------------------------------
+
+def test_find_is_fast_on_plain_text(rec):
+    sentence = ("The committee met on a rainy afternoon to discuss the future of the old library, "
+                "and everyone agreed that progress had been made before the meeting ended. ")
+    text = (sentence * 8)[:1000]
+    rec.find(text)
+    runs = 200
+    t0 = time.perf_counter()
+    for _ in range(runs):
+        rec.find(text)
+    per_call = (time.perf_counter() - t0) / runs
+    assert per_call < 1e-3, f"find took {per_call * 1e6:.0f} us on 1,000 plain characters"
