@@ -108,7 +108,7 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            "guard": self.vague_temporal_guard, "rules": 1,
+            "guard": self.vague_temporal_guard, "rules": 2,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 

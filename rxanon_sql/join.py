@@ -84,9 +84,16 @@ def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
     select = exp.select(exp.alias_(row_id, "row_id"), exp.alias_(col(cfg.person), "person"), *[col(c) for c in kept]) \
         .from_(exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))))
     run(con, exp.Create(this=table("dataset", s), kind="TABLE", expression=select, replace=True))
-    nulls = con.execute(f"SELECT count(*) FROM {table('dataset', s).sql('duckdb')} WHERE person IS NULL").fetchall()[0][0]
+    n_rows, nulls, persons = con.execute(
+        f"SELECT count(*), count(*) - count(person), count(DISTINCT person) FROM {table('dataset', s).sql('duckdb')}"
+    ).fetchall()[0]
+    where = f"relations {list(cfg.relations)}" if cfg.relations else "source.query"
+    if not n_rows:
+        raise InputError(f"the source ({where}) has no rows")
     if nulls:
         raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows")
+    if persons < cfg.k:
+        raise InputError(f"the source has {persons} persons in column {cfg.person!r}, fewer than k = {cfg.k}")
 
 
 def _value_select(cfg: Config, attr, types: dict[str, str]) -> exp.Select:

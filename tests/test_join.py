@@ -74,3 +74,13 @@ def test_wrong_column_type():
     make(con)
     with pytest.raises(InputError, match="column 'seen' is VARCHAR, but attributes.seen.type is numeric"):
         apply(con, config_from(CONFIG.replace('type = "date"\nformat = "%d,%B,%Y"', 'type = "numeric"')))
+
+
+def test_fewer_than_k_persons_and_empty_input():
+    con = duckdb.connect()
+    make(con)
+    with pytest.raises(InputError, match="4 persons in column 'pid', fewer than k = 5"):
+        apply(con, config_from(CONFIG, k=5))
+    con.execute("DELETE FROM visits")
+    with pytest.raises(InputError, match="has no rows"):
+        apply(con, config_from(CONFIG))

@@ -51,6 +51,11 @@ def test_mail_positive(rec, address):
     assert labelled(rec, text) == [(address, "MAIL")]
 
 
+def test_mail_with_combining_marks(rec):
+    address = "jose\u0301.garci\u0301a@example.com"     # decomposed accents (NFD)
+    assert labelled(rec, f"De: {address}") == [(address, "MAIL")]
+
+
 def test_mail_in_parentheses_and_trailing_period(rec):
     text = "Contact the office (office@example.org). Or mail boss@example.org."
     assert found(rec, text, "MAIL") == ["office@example.org", "boss@example.org"]
@@ -170,6 +175,7 @@ def test_iban_followed_by_uppercase_words(rec):
     "Pay to DE89 3704 0044 0532 0130 01, thanks.",    # checksum off by one
     "Pay to GB82 WEST 1234 5698 7654 33, thanks.",
     "Ref XDE89370400440532013000 is glued to a letter",
+    "Pay to DE12 4111 1111 1111 1111 00, thanks.",    # holds a Luhn-valid 4-4-4-4 group run
 ])
 def test_iban_invalid_checksum(rec, text):
     assert found(rec, text, "IBAN") == []
@@ -357,6 +363,19 @@ def test_empty_text(rec):
     assert rec.find("") == []
 
 
+def test_anchor_characters_at_text_start(rec):
+    # Regression: an "@" or "/" at offset 0 must not stop the scan for later ones.
+    assert found(rec, "@ a0@example.org", "MAIL") == ["a0@example.org"]
+    assert found(rec, "/x then example.com/a", "URL") == ["example.com/a"]
+    assert found(rec, "://x then https://a.org/b", "URL") == ["https://a.org/b"]
+
+
+def test_url_scheme_glued_to_word(rec):
+    assert found(rec, "Visithttps://x.com/a.", "URL") == ["https://x.com/a"]
+    assert found(rec, "pip install git+https://github.com/a/b.git", "URL") == [
+        "git+https://github.com/a/b.git"]
+
+
 # --- offsets on non-ASCII text ------------------------------------------------------------------
 
 @pytest.mark.parametrize("prefix", [
@@ -433,6 +452,23 @@ def test_property_inserted_mail_found_at_position(rec, text, address, data):
     for a, b in zip(spans, spans[1:]):
         assert a.end <= b.start
     assert Span(pos + 1, pos + 1 + len(address), address, "MAIL", "rule") in spans
+
+
+_NOISY = st.one_of(
+    st.sampled_from(list("0123456789 .-/:@+()#ABCDEGKNSWXZabcemorw\n\u00a0é😀")),
+    st.characters(blacklist_categories=("Cs",)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(_NOISY, max_size=200))
+def test_property_random_text_invariants(rec, text):
+    spans = rec.find(text)
+    for s in spans:
+        assert 0 <= s.start < s.end <= len(text)
+        assert text[s.start:s.end] == s.term
+    for a, b in zip(spans, spans[1:]):
+        assert a.end <= b.start
 
 
 # --- speed --------------------------------------------------------------------------------------

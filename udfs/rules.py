@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import ipaddress
 import re
+import unicodedata
 from dataclasses import dataclass
 
 import phonenumbers
@@ -115,7 +116,6 @@ _LOCAL_CHAR = rf"[{_WORD}%+\-]"
 # Host labels and TLDs may be internationalised; marks are needed for scripts such as Devanagari.
 _DOMAIN_LABEL = rf"[^\W_](?:[\w{_MARKS}\-]{{0,61}}[\w{_MARKS}])?"
 _TLD = rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}]){{1,62}}"
-_MAIL_LOCAL_TAIL_RE = re.compile(rf"[{_WORD}.%+\-]+\Z")
 _MAIL_RE = re.compile(
     rf"[{_WORD}]{_LOCAL_CHAR}*(?:\.{_LOCAL_CHAR}+)*"
     rf"@(?:{_DOMAIN_LABEL}\.)+{_TLD}"
@@ -129,6 +129,8 @@ _MAX_LOCAL = 64   # RFC 5321 limit on the local part
 _URL_BODY = r"[^\s<>\"\u3000-\u303f\uff01\uff08\uff09\uff0c\uff1a\uff1b\uff1f]"
 _URL_SCHEME_TAIL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,9}\Z")
 _URL_SCHEME_RE = re.compile(r"(?<![\w.+\-])[A-Za-z][A-Za-z0-9+.\-]{1,9}://" + _URL_BODY + "+")
+_URL_KNOWN_SCHEME_TAIL_RE = re.compile(r"(?i:https?|s?ftps?|wss?)\Z")
+_URL_SCHEME_BODY_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,9}://" + _URL_BODY + "+")
 # www. without a scheme: require a dotted host after it so "www." alone is not a URL.
 _URL_WWW_ANCHORS = ("www", "WWW", "Www")
 _URL_WWW_RE = re.compile(
@@ -137,7 +139,6 @@ _URL_WWW_RE = re.compile(
 )
 # A bare domain only with a path: "end.Next" or "e.g." at a sentence break must not match.
 # The TLD must be in one case so "Mr.Smith/Jones" is not taken for a host.
-_URL_HOST_TAIL_RE = re.compile(rf"[{_WORD}.\-:]+\Z")
 _URL_BARE_RE = re.compile(
     rf"(?<![\w.@\-/:])(?:{_DOMAIN_LABEL}\.)+(?:[a-z]{{2,24}}|[A-Z]{{2,24}}|xn--[a-z0-9\-]{{2,59}})"
     rf"(?::\d{{1,5}})?/{_URL_BODY}*"
@@ -166,6 +167,12 @@ _SSN_RE = re.compile(r"(?<![\w\-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{
 _PHONE_SEP = r"[\s\-\u2010-\u2015\u2212\u30fc\uff0d./\uff0f()\[\]~\u2053\u223c\uff5e]"
 _PHONE_HINT_RE = re.compile(rf"\d(?:{_PHONE_SEP}{{0,3}}\d){{5,}}")
 _PHONE_CONTEXT = 24   # enough for "+", "(", "tel." before and "ext. 1234" after the digits
+# Dates and year ranges trigger the hint but are never numbers; phonenumbers would reject them
+# only after trying every region.
+_DATE_HINT_RE = re.compile(
+    r"\d{1,2}([./\-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}([./\-])\d{1,2}\2\d{1,2}"
+    r"|\d{4}\s?[\-\u2010-\u2015/]\s?\d{2,4}"
+)
 
 # --- IP ---------------------------------------------------------------------------------------
 _IPV4_RE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)")
@@ -217,6 +224,24 @@ _DIGIT_RUN_RE = re.compile(r"\d+")
 _ASCII_DIGIT_RUN_RE = re.compile(r"[0-9]+")   # same as \d on ASCII text, and 2x faster
 _SPACE_RE = re.compile(r"\s")
 _ZONE_MARGIN = 48
+
+
+def _token_start(text: str, end: int, extra: str, limit: int) -> int | None:
+    """Start of the run of word characters (incl. marks) and ``extra`` that ends at ``end``, or
+    None if the run is longer than ``limit``. A backward scan in Python beats a regex here: a
+    search for "[word]+\\Z" restarts at every position and the word class (with its non-BMP
+    ranges) is slow to test."""
+    stop = end - limit
+    i = end
+    while i > 0:
+        ch = text[i - 1]
+        if not (ch.isalnum() or ch in extra
+                or (ch > "\x7f" and (unicodedata.category(ch)[0] == "M" or ch in "\u200c\u200d"))):
+            return i
+        i -= 1
+        if i < stop:
+            return None
+    return 0
 
 
 def _strip_url(text: str, start: int, end: int) -> int:
@@ -394,14 +419,13 @@ class RuleRecognizer:
     def _find_mail(self, text: str, out: list) -> None:
         p = _PRIORITY["MAIL"]
         at = text.find("@")
-        while at > 0:
+        while at >= 0:
             nxt = at + 1
-            tail = _MAIL_LOCAL_TAIL_RE.search(text, max(0, at - _MAX_LOCAL), at)
-            if tail:
-                m = _MAIL_RE.match(text, tail.start())
+            start = _token_start(text, at, "_.%+-", _MAX_LOCAL) if at else None
+            if start is not None and start < at:
+                m = _MAIL_RE.match(text, start)
                 if m is None:
                     # The run may start with punctuation ("--a@b.org", "+a@b.org").
-                    start = tail.start()
                     while start < at and text[start] in ".%+-":
                         start += 1
                     m = _MAIL_RE.match(text, start) if start < at else None
@@ -424,9 +448,16 @@ class RuleRecognizer:
             found.append((start, end))
 
         i = text.find("://")
-        while i > 0:
-            tail = _URL_SCHEME_TAIL_RE.search(text, max(0, i - 10), i)
-            add(_URL_SCHEME_RE.match(text, tail.start()) if tail else None)
+        while i >= 0:
+            # A common scheme starts the URL even when glued to a word ("Visithttps://...");
+            # "git+https" and other compound schemes are kept whole.
+            known = _URL_KNOWN_SCHEME_TAIL_RE.search(text, max(0, i - 5), i)
+            if known and (known.start() == 0 or text[known.start() - 1] not in "+.-"):
+                m = _URL_SCHEME_BODY_RE.match(text, known.start())
+            else:
+                tail = _URL_SCHEME_TAIL_RE.search(text, max(0, i - 10), i)
+                m = _URL_SCHEME_RE.match(text, tail.start()) if tail else None
+            add(m)
             i = text.find("://", i + 3)
         for anchor in _URL_WWW_ANCHORS:
             i = text.find(anchor)
@@ -434,10 +465,10 @@ class RuleRecognizer:
                 add(_URL_WWW_RE.match(text, i))
                 i = text.find(anchor, i + 3)
         i = text.find("/")
-        while i > 0:
-            if text[i - 1] not in "/:" and not any(s <= i < e for s, e in found):
-                tail = _URL_HOST_TAIL_RE.search(text, max(0, i - _MAX_HOST), i)
-                add(_URL_BARE_RE.match(text, tail.start()) if tail else None)
+        while i >= 0:
+            if i and text[i - 1] not in "/:" and not any(s <= i < e for s, e in found):
+                start = _token_start(text, i, "_.-:", _MAX_HOST)
+                add(_URL_BARE_RE.match(text, start) if start is not None and start < i else None)
             i = text.find("/", i + 1)
         for start, end in found:
             out.append((start, end, p, "URL", "rule"))
@@ -493,13 +524,19 @@ class RuleRecognizer:
         for m in _SSN_RE.finditer(text, lo, hi):
             out.append((m.start(), m.end(), p, "SSN", "rule"))
 
-    def _find_phone(self, text: str, zones: list[_Zone], out: list) -> None:
+    def _find_phone(self, text: str, zones: list[_Zone], covered: list[tuple[int, int]],
+                    out: list) -> None:
+        """``covered``: spans already claimed by IBAN/CARD/SSN/IP hits. A phone number inside
+        one could never outlast it, and asking phonenumbers costs up to ~0.2 ms per region."""
         if not self.phone_regions:
             return
         n = len(text)
         windows: list[list] = []   # [lo, hi, [(hint_start, hint_end), ...]]
         for zone in zones:
             for m in _PHONE_HINT_RE.finditer(text, zone.lo, zone.hi):
+                hs, he = m.span()
+                if any(s <= hs and he <= e for s, e in covered) or _DATE_HINT_RE.fullmatch(m.group()):
+                    continue
                 # Widen to whitespace so phonenumbers sees the same neighbouring characters it
                 # would in the full text (it rejects candidates glued to Latin letters).
                 lo = max(0, m.start() - _PHONE_CONTEXT)
@@ -590,16 +627,17 @@ class RuleRecognizer:
         self._find_mail(text, hits)
         self._find_url(text, hits)
         zones = _zones(text)
+        numeric_from = len(hits)
         for z in zones:
             self._find_iban(text, z.lo, z.hi, hits)
             if z.digits >= 13:
                 self._find_card(text, z.lo, z.hi, hits)
             if z.digits >= 9 and text.find("-", z.lo, z.hi) >= 0:
                 self._find_ssn(text, z.lo, z.hi, hits)
-        self._find_phone(text, [z for z in zones if z.digits >= 6], hits)
-        for z in zones:
             if z.runs >= 4 and text.find(".", z.lo, z.hi) >= 0:
                 self._find_ipv4(text, z.lo, z.hi, hits)
+        covered = [(h[0], h[1]) for h in hits[numeric_from:]]
+        self._find_phone(text, [z for z in zones if z.digits >= 6], covered, hits)
         self._find_ipv6(text, hits)
         for z in zones:
             self._find_postcode(text, z, hits)

@@ -1,0 +1,99 @@
+"""End-to-end tests of each command, run as a user would (a subprocess on a database file)."""
+import subprocess
+import sys
+import tempfile
+import tomllib
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+from rxanon_sql.demo import CONFIG, write_demo_database
+
+CLI = [sys.executable, "-m", "rxanon_sql"]
+
+
+def cli(*args):
+    # Run outside the checkout, so that the installed package is the one tested.
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
+
+
+def test_demo(tmp_path):
+    r = cli("demo", "--db", str(tmp_path / "demo.duckdb"))
+    assert r.returncode == 0, r.stderr
+    assert "I\u2019m a [36-37] years old [JOB] from [GPE]." in r.stdout
+    assert "NCP_A" in r.stdout and "0 leaks" in r.stdout
+
+
+def test_apply_verify_export(tmp_path):
+    db = str(tmp_path / "blog.duckdb")
+    con = duckdb.connect(db)
+    write_demo_database(con)
+    con.close()
+    (tmp_path / "rx.toml").write_text(CONFIG)
+    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--k", "3", "--lambda", "0.2")
+    assert r.returncode == 0, r.stderr
+    assert "6 persons" in r.stdout
+    r = cli("verify", db)
+    assert r.returncode == 0, r.stderr
+    assert "smallest has 3 persons" in r.stdout
+
+    r = cli("export", db, str(tmp_path / "out.parquet"))
+    assert r.returncode == 0, r.stderr
+    table = pq.read_table(tmp_path / "out.parquet")
+    assert table.column_names == ["gender", "age", "topic", "sign", "date", "text"]
+    assert table.num_rows == 9
+    r = cli("export", db, str(tmp_path / "out.csv"))
+    assert r.returncode == 0 and (tmp_path / "out.csv").read_text().startswith("gender,age,topic,sign,date,text")
+
+
+def test_verify_fails_on_a_tampered_release(tmp_path):
+    db = str(tmp_path / "t.duckdb")
+    con = duckdb.connect(db)
+    write_demo_database(con)
+    con.close()
+    (tmp_path / "rx.toml").write_text(CONFIG)
+    assert cli("apply", db, "--config", str(tmp_path / "rx.toml")).returncode == 0
+    con = duckdb.connect(db)
+    con.execute("UPDATE rx.audit SET age = '36' WHERE person = 1")  # person 1 now stands alone
+    con.execute("UPDATE rx.replacements SET replacement = 'Pedro', end_pos = start_pos WHERE norm = 'pedro'")
+    con.close()
+    r = cli("verify", db)
+    assert r.returncode == 1
+    assert "FAIL class of 1 persons" in r.stderr and "LEAK" in r.stderr
+
+
+def test_bad_input_gives_one_line_and_exit_2(tmp_path):
+    db = str(tmp_path / "x.duckdb")
+    con = duckdb.connect(db)
+    write_demo_database(con)
+    con.close()
+    (tmp_path / "bad.toml").write_text(CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
+    r = cli("apply", db, "--config", str(tmp_path / "bad.toml"))
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0 and "kay" in r.stderr
+    (tmp_path / "bad2.toml").write_text(CONFIG.replace('"posts"]', '"post"]'))
+    r = cli("apply", db, "--config", str(tmp_path / "bad2.toml"))
+    assert r.returncode == 2 and "relation 'post' not found" in r.stderr
+    r = cli("verify", str(tmp_path / "missing.duckdb"))
+    assert r.returncode == 2 and "not found" in r.stderr
+    r = cli("verify", db)
+    assert r.returncode == 2 and "no release" in r.stderr
+    r = cli("export", db, str(tmp_path / "out.json"))
+    assert r.returncode == 2
+
+
+def test_init_writes_a_usable_configuration(tmp_path):
+    db = str(tmp_path / "i.duckdb")
+    con = duckdb.connect(db)
+    write_demo_database(con)
+    con.close()
+    out = tmp_path / "rx.toml"
+    r = cli("init", db, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    data = tomllib.loads(out.read_text())
+    assert data["source"]["relations"] == ["authors", "posts"] and data["source"]["person"] == "id"
+    assert data["text"]["columns"] == ["text"]
+    assert data["attributes"]["age"]["type"] == "numeric"
+    r = cli("apply", db, "--config", str(out), "--k", "2")
+    assert r.returncode == 0, r.stderr
