@@ -74,3 +74,14 @@ def test_demo_links(demo_con):
     # A redundant term is not part of X'.
     x = set(rows(demo_con, "SELECT person, norm FROM rx.person_terms"))
     assert (1, "36 years old") not in x and (1, "pedro") in x
+
+
+def test_a_non_sensitive_label_counts_only_when_it_states_a_value():
+    cfg = CONFIG.replace('[text]\ncolumns = ["text"]', '[text]\ncolumns = ["text"]\nlabels = ["PERSON"]')
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                    [(i, 36 + i, "Leo", "2001-01-01", f"I am {36 + i} years old and have 3 cats.") for i in range(4)])
+    apply(con, config_from(cfg))
+    got = rows(con, "SELECT person, term, label, linked_attribute FROM rx.terms ORDER BY person")
+    assert [g[3] for g in got] == ["age"] * 4 and all(g[2] in ("DATE", "CARDINAL") for g in got)
