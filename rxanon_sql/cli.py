@@ -68,11 +68,13 @@ def _apply(con, cfg, quiet: bool = False):
 
 def _report_verdict(v) -> None:
     click.echo(f"k = {v.k}: {v.classes} equivalence classes, smallest has {v.smallest} persons; "
-               f"{len(v.leaks)} leaks; {v.rows_released}/{v.rows_input} rows released")
+               f"{len(v.leaks) + len(v.identifiers)} leaks; {v.rows_released}/{v.rows_input} rows released")
     for key, kept, size, person_rows in v.failing[:20]:
         click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
     for row_id, person, attribute, s, e, needle in v.leaks[:20]:
         click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
+    for row_id, attribute, needle in v.identifiers[:20]:
+        click.echo(f"  LEAK row {row_id} column {attribute!r} names the direct identifier {needle!r}", err=True)
 
 
 @click.group()

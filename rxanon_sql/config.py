@@ -51,6 +51,7 @@ class Config:
     relations: tuple[str, ...] = ()
     query: str | None = None
     person: str = "id"
+    join_keys: tuple[str, ...] = ()     # columns the relations may share; default: the person column
     direct_identifiers: tuple[str, ...] = ()
     insensitive: tuple[str, ...] = ()
     attributes: tuple[Attribute, ...] = ()
@@ -119,7 +120,7 @@ class Config:
 # --- parsing -------------------------------------------------------------------------------
 
 _SCHEMA = {
-    "source": {"relations", "query", "person", "direct_identifiers", "insensitive"},
+    "source": {"relations", "query", "person", "join_keys", "direct_identifiers", "insensitive"},
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
              "vague_temporal_guard", "bias", "batch_size", "workers"},
@@ -166,6 +167,7 @@ def parse_config(data: dict) -> Config:
     if kw.get("relations") and kw.get("query"):
         raise ConfigError("give source.relations or source.query, not both")
     kw["person"] = _expect(src.get("person", "id"), str, "source.person")
+    kw["join_keys"] = _str_list(src.get("join_keys", []), "source.join_keys")
     kw["direct_identifiers"] = _str_list(src.get("direct_identifiers", []), "source.direct_identifiers")
     kw["insensitive"] = _str_list(src.get("insensitive", []), "source.insensitive")
 

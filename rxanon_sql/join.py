@@ -39,11 +39,21 @@ def source_query(cfg: Config) -> exp.Query:
 
 def describe(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
     """Column name -> DuckDB type of D; a missing relation is reported by name."""
+    owners: dict[str, str] = {}
+    keys = set(cfg.join_keys or (cfg.person,))
     for name in cfg.relations:
-        found = con.execute(
-            "SELECT count(*) FROM information_schema.tables WHERE table_name = ?", [name]).fetchall()[0][0]
-        if not found:
+        cols = [r[0] for r in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
+            [name]).fetchall()]
+        if not cols:
             raise InputError(f"relation {name!r} not found in the database")
+        # A natural join joins on every shared name: a shared column that is not a join key
+        # would silently drop rows, so it is an error.
+        for c in cols:
+            if c in owners and c not in keys:
+                raise InputError(f"relations {owners[c]!r} and {name!r} both have column {c!r}, which is not a join key "
+                                 f"(source.join_keys = {sorted(keys)}); rename it in a source.query or list it in source.join_keys")
+            owners.setdefault(c, name)
     try:
         rows = run(con, exp.Describe(this=source_query(cfg))).fetchall()
     except duckdb.Error as e:

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from . import __version__
 from .config import Config
-from .join import build_dataset, build_values, check_columns, describe
+from .join import InputError, build_dataset, build_values, check_columns, describe
 from .linking import link
 from .measures import measure
 from .partition import partition
@@ -27,6 +27,8 @@ from .recoding import recode
 from .release import release
 from .sqlrun import ident, run, run_file, table
 from .udf import register_find
+from .faults import fault_point
+from .identifiers import build_identifier_values, mark_identifiers
 from .months import month_names
 
 
@@ -38,6 +40,7 @@ class RunReport:
     @contextmanager
     def stage(self, name: str):
         start = time.perf_counter()
+        fault_point(name)
         yield
         self.timings[name] = self.timings.get(name, 0.0) + time.perf_counter() - start
 
@@ -82,12 +85,22 @@ def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> No
         json.dumps(versions), json.dumps({k: round(v, 4) for k, v in report.timings.items()}), cfg.as_json()])
 
 
+def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    """The output schema is replaced wholesale: refuse one that holds tables rxanon-sql did not write."""
+    names = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [cfg.schema]).fetchall()}
+    if names and "runs" not in names and names != {"ner_cache"}:
+        raise InputError(f"schema {cfg.schema!r} holds tables rxanon-sql did not write ({sorted(names)[:5]}); "
+                         "choose another anonymization.schema")
+
+
 def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunReport:
     """Anonymize the configured source into schema cfg.schema; returns timings and counts."""
     report = RunReport()
     started = dt.datetime.now()
     register_find(con)
     with report.stage("validate"):
+        _check_schema_is_ours(con, cfg)
         types = describe(con, cfg)
         check_columns(cfg, types)
     with report.stage("ner"):
@@ -103,6 +116,8 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
             build_texts(con, cfg)
         with report.stage("terms"):
             build_terms(con, cfg)
+            build_identifier_values(con, cfg, types)
+            mark_identifiers(con, cfg)
         with report.stage("linking"):
             link(con, cfg)
         with report.stage("persons"):
@@ -117,6 +132,7 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
         for name, q in (("rows", "dataset"), ("persons", "person_ids"), ("partitions", "partition_sizes")):
             report.counts[name] = con.execute(f"SELECT count(*) FROM {table(q, s).sql('duckdb')}").fetchall()[0][0]
         _record_run(con, cfg, report, started)
+        fault_point("commit")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")

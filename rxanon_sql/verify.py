@@ -12,6 +12,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
+from .identifiers import register_identifier_search
 from .release import classes_query
 from .sqlrun import run, statements, table
 from .udf import register_find
@@ -24,12 +25,13 @@ class Verdict:
     smallest: int = 0
     failing: list[tuple] = field(default_factory=list)
     leaks: list[tuple] = field(default_factory=list)
+    identifiers: list[tuple] = field(default_factory=list)
     rows_released: int = 0
     rows_input: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.failing and not self.leaks and self.rows_released == self.rows_input and self.classes > 0
+        return not self.failing and not self.leaks and not self.identifiers and self.rows_released == self.rows_input and self.classes > 0
 
 
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
@@ -54,6 +56,11 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.failing = [r for r in rows if r[2] < k or r[3] != r[2]]
     (sql, _), = statements("leaks", schema)
     v.leaks = con.execute(sql).fetchall()
+    # No direct identifier value anywhere in the released texts.
+    register_identifier_search(con, schema)
+    v.identifiers = con.execute(
+        f"SELECT r.row_id, r.attribute, m.needle FROM {table('released_texts', schema).sql('duckdb')} AS r "
+        "CROSS JOIN unnest(rx_find_identifiers(r.text)) AS u(m) ORDER BY r.row_id").fetchall()
     v.rows_released = con.execute(f"SELECT count(*) FROM {table('release', schema).sql('duckdb')}").fetchall()[0][0]
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
     return v

@@ -49,7 +49,7 @@ SELECT f.term_id, f.term, f.start_pos, f.norm, v.attribute, v.kind, v.txt, v.num
 FROM found AS f
 JOIN rx.qi_values AS v ON v.row_id = f.row_id
 JOIN rx.attributes AS a ON a.attribute = v.attribute
-WHERE v.num IS NOT NULL
+WHERE v.num IS NOT NULL AND f.source <> 'identifier'
   AND (
       f.label IN (SELECT e.label FROM rx.emap AS e WHERE e.attribute = v.attribute)
       -- a tuple's own categorical value, when matching values is on, is redundant whatever label

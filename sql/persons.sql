@@ -5,7 +5,7 @@
 CREATE OR REPLACE TABLE rx.person_terms AS
 SELECT DISTINCT person, label, norm
 FROM rx.terms
-WHERE linked_attribute IS NULL;
+WHERE linked_attribute IS NULL AND source <> 'identifier';
 
 -- A person's distinct values per quasi-identifier (aggregation `set`).
 CREATE OR REPLACE TABLE rx.person_values AS

@@ -20,11 +20,12 @@ JOIN rx.recoded_values AS r ON r.partition_id = p.partition_id AND r.attribute =
 WHERE t.linked_attribute IS NOT NULL
   AND lower(r.value) <> lower(substring(t.term, t.stated_start - t.start_pos + 1, t.stated_end - t.stated_start))
 UNION ALL
--- A non-redundant term that not every person of the partition has is replaced by the operator.
+-- A non-redundant term that not every person of the partition has is replaced by the operator;
+-- so is a direct identifier, always.
 SELECT t.row_id, t.person, t.attribute, t.start_pos, t.end_pos,
        CASE (SELECT operator FROM rx.params) WHEN 'label' THEN '[' || t.label || ']' END,
        'suppressed', t.label, t.norm
 FROM rx.terms AS t
 JOIN rx.partitions AS p ON p.person = t.person
 LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
-WHERE t.linked_attribute IS NULL AND k.norm IS NULL;
+WHERE t.linked_attribute IS NULL AND (k.norm IS NULL OR t.source = 'identifier');

@@ -1,0 +1,61 @@
+"""Direct identifiers in text: the values of the direct-identifier columns (and of the person
+column when it holds names rather than numbers) are searched in every text and always replaced;
+`verify` checks that none is left in the release.
+
+Only values with a letter and at least three characters are searched: a bare number such as a
+row id would match every number in the texts."""
+from __future__ import annotations
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from .config import Config
+from .sqlrun import col, lit, run, run_file, table, union_all
+from .udfs.find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, find_all
+
+MIN_LENGTH = 3
+
+
+def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
+    person = [cfg.person] if types.get(cfg.person) == "VARCHAR" else []
+    return [c for c in (*person, *cfg.direct_identifiers)]
+
+
+def build_identifier_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+    s = cfg.schema
+    selects = []
+    for c in _columns(cfg, types):
+        source = "person" if c == cfg.person else c
+        value = exp.func("lower", exp.func("trim", exp.cast(col(source), "VARCHAR")))
+        selects.append(exp.select(exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm"))
+                       .from_(table("dataset", s)))
+    if selects:
+        values = exp.select("*").distinct().from_(exp.Subquery(this=union_all(selects), alias="v")).where(
+            exp.and_(exp.GTE(this=exp.func("length", col("norm")), expression=exp.Literal.number(MIN_LENGTH)),
+                     exp.func("regexp_matches", col("norm"), lit(r"\pL"))))
+    else:
+        values = exp.select(exp.alias_(exp.cast(exp.null(), "VARCHAR"), "column_name"),
+                            exp.alias_(exp.cast(exp.null(), "VARCHAR"), "norm")).where(exp.false())
+    run(con, exp.Create(this=table("identifier_values", s), kind="TABLE", replace=True, expression=values))
+
+
+def register_identifier_search(con: duckdb.DuckDBPyConnection, schema: str) -> None:
+    """rx_find_identifiers(text): rx_find with the identifier values of `schema` as its needles."""
+    needles = tuple(sorted(r[0] for r in con.execute(
+        f"SELECT DISTINCT norm FROM {table('identifier_values', schema).sql('duckdb')}").fetchall()))
+
+    def search(texts: pa.Array) -> pa.Array:
+        return pa.array([[{"start_pos": a, "end_pos": b, "needle": n} for a, b, n in find_all(t, needles)]
+                         for t in texts.to_pylist()], type=MATCH_ARROW_TYPE)
+    try:
+        con.remove_function("rx_find_identifiers")
+    except duckdb.Error:
+        pass
+    con.create_function("rx_find_identifiers", search, [duckdb.sqltype("VARCHAR")], duckdb.sqltype(MATCH_SQL_TYPE),
+                        type="arrow", side_effects=False)
+
+
+def mark_identifiers(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    register_identifier_search(con, cfg.schema)
+    run_file(con, "identifiers", cfg.schema)
