@@ -109,7 +109,7 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            "guard": self.vague_temporal_guard, "rules": 2,
+            "guard": self.vague_temporal_guard, "rules": 3,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -166,6 +166,8 @@ def parse_config(data: dict) -> Config:
         raise ConfigError("source.relations or source.query is required")
     if kw.get("relations") and kw.get("query"):
         raise ConfigError("give source.relations or source.query, not both")
+    if kw.get("query"):
+        _check_query(kw["query"])
     kw["person"] = _expect(src.get("person", "id"), str, "source.person")
     kw["join_keys"] = _str_list(src.get("join_keys", []), "source.join_keys")
     kw["direct_identifiers"] = _str_list(src.get("direct_identifiers", []), "source.direct_identifiers")
@@ -237,6 +239,17 @@ def parse_config(data: dict) -> Config:
     _check_roles(cfg)
     cfg.check_parameters()
     return cfg
+
+
+def _check_query(query: str) -> None:
+    import sqlglot
+    from sqlglot import exp
+    try:
+        parsed = [p for p in sqlglot.parse(query, read="duckdb") if p is not None]
+    except sqlglot.errors.ParseError as e:
+        raise ConfigError(f"source.query does not parse: {str(e).splitlines()[0]}") from None
+    if len(parsed) != 1 or not isinstance(parsed[0], exp.Query):
+        raise ConfigError("source.query must be a single SELECT statement")
 
 
 def _check_roles(cfg: Config) -> None:

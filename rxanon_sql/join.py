@@ -9,7 +9,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
-from .config import Config, ConfigError
+from .config import Config
 from .sqlrun import col, ident, lit, run, run_file, table, union_all
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -23,14 +23,8 @@ class InputError(ValueError):
 
 def source_query(cfg: Config) -> exp.Query:
     """The relation D: the user's SELECT, or the natural join of the configured relations."""
-    if cfg.query:
-        try:
-            parsed = sqlglot.parse(cfg.query, read="duckdb")
-        except sqlglot.errors.ParseError as e:
-            raise ConfigError(f"source.query does not parse: {str(e).splitlines()[0]}") from None
-        if len(parsed) != 1 or not isinstance(parsed[0], exp.Query):
-            raise ConfigError("source.query must be a single SELECT statement")
-        return parsed[0]
+    if cfg.query:  # checked to be one SELECT when the configuration was parsed
+        return sqlglot.parse_one(cfg.query, read="duckdb")
     query = exp.select("*").from_(table(cfg.relations[0]))
     for name in cfg.relations[1:]:
         query = query.join(table(name), join_type="NATURAL")
@@ -39,16 +33,27 @@ def source_query(cfg: Config) -> exp.Query:
 
 def describe(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
     """Column name -> DuckDB type of D; a missing relation is reported by name."""
-    owners: dict[str, str] = {}
-    keys = set(cfg.join_keys or (cfg.person,))
+    columns: dict[str, list[str]] = {}
     for name in cfg.relations:
-        cols = [r[0] for r in con.execute(
+        columns[name] = [r[0] for r in con.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
             [name]).fetchall()]
-        if not cols:
+        if not columns[name]:
             raise InputError(f"relation {name!r} not found in the database")
-        # A natural join joins on every shared name: a shared column that is not a join key
-        # would silently drop rows, so it is an error.
+    for name, cols in columns.items():
+        if cfg.person in cols:
+            # A NULL person would silently vanish in the natural join.
+            nulls = run(con, exp.select(exp.Count(this=exp.Star())).from_(table(name)).where(
+                exp.Is(this=col(cfg.person), expression=exp.null()))).fetchall()[0][0]
+            if nulls:
+                raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows of relation {name!r}")
+    if cfg.relations and not any(cfg.person in cols for cols in columns.values()):
+        raise InputError(f"column {cfg.person!r} (source.person) not found in relations {list(cfg.relations)}")
+    # A natural join joins on every shared name: a shared column that is not a join key would
+    # silently drop rows, so it is an error.
+    keys = set(cfg.join_keys or (cfg.person,))
+    owners: dict[str, str] = {}
+    for name, cols in columns.items():
         for c in cols:
             if c in owners and c not in keys:
                 raise InputError(f"relations {owners[c]!r} and {name!r} both have column {c!r}, which is not a join key "

@@ -103,6 +103,17 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
         _check_schema_is_ours(con, cfg)
         types = describe(con, cfg)
         check_columns(cfg, types)
+        # Everything that can be wrong with the data is found before NER commits anything, so
+        # that bad input leaves the database as it was: a first pass builds the dataset and the
+        # values in a transaction that is rolled back.
+        con.execute("BEGIN TRANSACTION")
+        try:
+            run(con, exp.Create(this=exp.Table(this=ident(cfg.schema)), kind="SCHEMA", exists=True))
+            _write_parameters(con, cfg, "")
+            build_dataset(con, cfg, types)
+            build_values(con, cfg, types)
+        finally:
+            con.execute("ROLLBACK")
     with report.stage("ner"):
         report.counts["texts_recognized"] = fill_cache(con, cfg, progress)
     s = cfg.schema

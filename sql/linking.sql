@@ -179,5 +179,5 @@ SELECT
     CAST(f.start_pos + b.offset_in_term + b.len AS INTEGER) AS stated_end
 FROM found AS f
 LEFT JOIN best AS b ON b.term_id = f.term_id
-WHERE b.attribute IS NOT NULL OR f.label IN (SELECT label FROM rx.labels)
+WHERE b.attribute IS NOT NULL OR f.source = 'identifier' OR f.label IN (SELECT label FROM rx.labels)
 ORDER BY f.row_id, f.attribute, f.start_pos;
