@@ -70,18 +70,34 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> in
         {"fp": fp})
     total = con.execute("SELECT count(*) FROM ner_todo").fetchall()[0][0]
     if total:
-        from .udfs.ner import Recognizer
-        recognizer = Recognizer(cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns,
-                                cfg.vague_temporal_guard, cfg.batch_size)
+        recognizer = make_recognizer(cfg)
         register_ner(con, recognizer)
-        for lo in range(0, total, CHUNK):
-            con.execute("BEGIN TRANSACTION")
-            run_file(con, "ner_fill", s, fingerprint=fp, lo=lo, hi=lo + CHUNK)
-            con.execute("COMMIT")
-            if progress:
-                progress(min(lo + CHUNK, total), total)
+        try:
+            _fill(con, cfg, fp, total, progress)
+        finally:
+            if hasattr(recognizer, "close"):
+                recognizer.close()
     con.execute("DROP TABLE ner_todo")
     return total
+
+
+def make_recognizer(cfg: Config):
+    """The recognizer behind `rx_ner`: in this process, or a pool of cfg.workers processes."""
+    args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
+    if cfg.workers > 1:
+        from .udfs.parallel import ParallelRecognizer
+        return ParallelRecognizer(cfg.workers, *args)
+    from .udfs.ner import Recognizer
+    return Recognizer(*args)
+
+
+def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int, progress) -> None:
+    for lo in range(0, total, CHUNK):
+        con.execute("BEGIN TRANSACTION")
+        run_file(con, "ner_fill", cfg.schema, fingerprint=fp, lo=lo, hi=lo + CHUNK)
+        con.execute("COMMIT")
+        if progress:
+            progress(min(lo + CHUNK, total), total)
 
 
 def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

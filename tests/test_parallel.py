@@ -1,0 +1,26 @@
+"""Parallel NER through worker processes gives exactly what the in-process recognizer gives."""
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from rxanon_sql.udfs.ner import Recognizer
+from rxanon_sql.udfs.parallel import ParallelRecognizer
+
+TEXTS = ["My name is Pedro, I'm a 36 years old engineer from Mexico.", None, "",
+         "Write to pedro@example.com or call +1 415 723 4567.",
+         "During my last business trip to Canada I met my friend Ben from college."] * 5
+
+
+def test_two_workers_equal_one_process():
+    expected = Recognizer().arrow(pa.array(TEXTS, pa.string()))
+    with ParallelRecognizer(2, slice_size=3) as pool:
+        got = pool.arrow(pa.array(TEXTS, pa.string()))
+        assert pool.arrow(pa.array([], pa.string())).to_pylist() == []
+    assert got.to_pylist() == expected.to_pylist()
+
+
+def test_missing_pipeline_fails_fast():
+    from rxanon_sql.udfs.ner import PipelineNotFound
+    with pytest.raises(PipelineNotFound):
+        ParallelRecognizer(2, pipeline="no_such_pipeline_xyz")
