@@ -141,11 +141,49 @@ def test_phone_negative(rec, text):
 
 
 def test_phone_regions_configurable():
-    us_only = RuleRecognizer(phone_regions=("US",))
+    us_only = RuleRecognizer(phone_regions=("US",), phone_shapes=False)
     assert found(us_only, "ring 020 7946 0958 now", "PHONE") == []
     assert found(us_only, "ring +44 20 7946 0958 now", "PHONE") == ["+44 20 7946 0958"]
-    gb = RuleRecognizer(phone_regions="gb")
+    gb = RuleRecognizer(phone_regions="gb", phone_shapes=False)
     assert found(gb, "ring 020 7946 0958 now", "PHONE") == ["020 7946 0958"]
+
+
+@pytest.mark.parametrize("number", [
+    "166-684-7899",            # unassigned US area code
+    "(978)645-9740x11144",
+    "001-748-088-2851x818",
+    "833.719.3994x1887",
+    "785 8949",                # local number without area code
+    "(88) 684-334",
+    "50-98-28-96",
+    "92 34 70",
+    "2813882583",
+    "+1-177-892-0730x52646",
+])
+def test_phone_shaped_numbers_found_without_a_valid_numbering_plan(rec, number):
+    text = f"They're not answering at {number}, sadly."
+    assert labelled(rec, text) == [(number, "PHONE")]
+
+
+@pytest.mark.parametrize("text", [
+    "Born 14-05-2004, married 2004-05-14 12 years later.",
+    "From 2004 2005 onwards; in 2004 200 people came.",
+    "It cost 12.345.678 euros, pi is 3.1415926, and 1,234,567 people.",
+    "It was 36 years ago, page 12345, at 10:30:45.",
+    "ZIP Washington, DC 20500-0003 again",
+])
+def test_phone_shapes_exclude_dates_amounts_and_years(rec, text):
+    assert found(rec, text, "PHONE") == []
+
+
+def test_phone_shapes_can_be_turned_off():
+    r = RuleRecognizer(phone_shapes=False)
+    assert found(r, "call 166-684-7899 now", "PHONE") == []
+
+
+def test_iban_lower_case(rec):
+    assert labelled(rec, "iban gb82west12345698765432 please") == [("gb82west12345698765432", "IBAN")]
+    assert found(rec, "iban gb82west12345698765433 please", "IBAN") == []
 
 
 def test_unknown_phone_region_rejected():
@@ -317,6 +355,26 @@ def test_patterns():
     r = RuleRecognizer(patterns={"EMPLOYEE_ID": [r"EMP-\d{6}"]})
     spans = r.find("Badge EMP-123456 and EMP-12345.")
     assert [(s.term, s.label, s.source) for s in spans] == [("EMP-123456", "EMPLOYEE_ID", "pattern")]
+
+
+def test_patterns_respect_word_boundaries():
+    r = RuleRecognizer(patterns={"EMPLOYEE_ID": [r"EMP-\d{6}"], "CODE": [r"ab"]})
+    assert found(r, "XEMP-123456 EMP-1234567 (EMP-123456) ab cab abc «ab»") == ["EMP-123456", "ab", "ab"]
+
+
+@pytest.mark.parametrize("text,date", [
+    ("Posted 14.05.2004 late.", "14.05.2004"),
+    ("Posted 05/14/2004 late.", "05/14/2004"),
+    ("born 3/23/1940,", "3/23/1940"),
+    ("at 1993-01-04 14:56:41", "1993-01-04"),
+])
+def test_numeric_dates(rec, text, date):
+    assert labelled(rec, text) == [(date, "DATE")]
+
+
+@pytest.mark.parametrize("text", ["v1.05.2004 build", "32/13/2004 is no date", "10.0.0.1 host", "1.2.3"])
+def test_numeric_dates_negative(rec, text):
+    assert found(rec, text, "DATE") == []
 
 
 def test_invalid_pattern_rejected():

@@ -100,7 +100,7 @@ _WORD = r"\w" + _MARKS + "\u200c\u200d"
 _NOT_WORD_AFTER = f"(?![{_WORD}])"
 
 # Recognizer order doubles as the tie-break priority for equally long overlapping spans.
-RULE_LABELS = ("MAIL", "URL", "IBAN", "CARD", "SSN", "PHONE", "IP", "POSTCODE")
+RULE_LABELS = ("MAIL", "URL", "IBAN", "CARD", "SSN", "PHONE", "IP", "POSTCODE", "DATE")
 _PRIORITY = {label: i for i, label in enumerate(RULE_LABELS)}
 
 # Python's regex engine only skips quickly through text when a pattern starts with a literal or
@@ -150,7 +150,8 @@ _CLOSERS = {")": "(", "]": "[", "}": "{"}
 # --- IBAN -------------------------------------------------------------------------------------
 # Generous candidate (up to 34 alphanumerics, single spaces between groups); the longest prefix
 # that ends on a group boundary and passes stdnum's checksum + country structure check wins.
-_IBAN_RE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){11,30}")
+_IBAN_RE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{2}\d{2}(?:[ \u00a0]?[A-Z0-9]){11,30}"
+                      r"|[a-z]{2}\d{2}(?:[ \u00a0]?[a-z0-9]){11,30})")
 
 # --- CARD -------------------------------------------------------------------------------------
 _CARD_RUN_RE = re.compile(r"(?<![\w\-.,])\d+(?:[ \-]\d+)*(?!\w)")
@@ -173,6 +174,77 @@ _DATE_HINT_RE = re.compile(
     r"\d{1,2}([./\-])\d{1,2}\1(?:\d{4}|\d{2})|\d{4}([./\-])\d{1,2}\2\d{1,2}"
     r"|\d{4}\s?[\-\u2010-\u2015/]\s?\d{2,4}"
 )
+
+# Numbers that phonenumbers does not know to be valid (an unassigned area code, a local number
+# without its area code, a region not configured) are still taken when they have the shape of a
+# phone number: 7 to 15 digits (or 6 as "dd dd dd") in groups joined by "-", ".", " " or a bracketed area code, with an
+# optional "+CC"/"00CC" prefix and extension; or an unbroken run of 10 or 11 digits. Under-
+# anonymization is the costlier error, and dates, times, years, amounts and IPs are excluded.
+_PHONE_SHAPE_RE = re.compile(
+    r"(?:\+\d{1,3}[ \-.]?|00\d{1,3}[ \-.])?(?:\(\d{1,4}\)[ \-.]?)?\d{1,11}(?:[\-. ]\d{1,8}){0,6}"
+    r"(?:[ ]?(?:x|ext\.?|#)[ ]?\d{1,6})?"
+)
+_PHONE_EXT_RE = re.compile(r"[ ]?(?:x|ext\.?|#)[ ]?\d{1,6}\Z")
+_PHONE_GROUP_RE = re.compile(r"\d+")
+_DATE_INSIDE_RE = re.compile(
+    r"(?<!\d)(?:(\d{4})[\-./](\d{1,2})[\-./](\d{1,2})|(\d{1,2})[\-./](\d{1,2})[\-./](\d{2}|\d{4}))(?![\-./]?\d)"
+    r"|(?:1[89]|20)\d\d[ \-/](?:1[89]|20)\d\d"
+)
+_ZIP4_SHAPE_RE = re.compile(r"\d{5}-\d{4}")
+
+
+def _holds_date(core: str) -> bool:
+    """A plausible date (day <= 31, month <= 12, in either order) or a pair of years inside core."""
+    for m in _DATE_INSIDE_RE.finditer(core):
+        if m.group(1):
+            a, b = int(m.group(2)), int(m.group(3))
+        elif m.group(4):
+            a, b = int(m.group(4)), int(m.group(5))
+        else:
+            return True
+        if (1 <= a <= 12 and 1 <= b <= 31) or (1 <= a <= 31 and 1 <= b <= 12):
+            return True
+    return False
+
+
+def _phone_shaped(text: str, start: int, end: int) -> bool:
+    """True when text[start:end], a match of _PHONE_SHAPE_RE, looks like a phone number."""
+    if start > 0:
+        before = text[start - 1]
+        if before.isalnum() or before in "_+-./:$€£¥%":
+            return False
+        if before == "," and start > 1 and text[start - 2].isdigit():
+            return False
+    if end < len(text):
+        after = text[end]
+        if after.isalnum() or after in "_%" or (after in ":,.-/" and end + 1 < len(text) and text[end + 1].isdigit()):
+            return False
+    cand = text[start:end]
+    ext = _PHONE_EXT_RE.search(cand)
+    core = cand[:ext.start()] if ext else cand
+    if _holds_date(core) or _ZIP4_SHAPE_RE.fullmatch(core):
+        return False
+    groups = _PHONE_GROUP_RE.findall(core)
+    digits = sum(map(len, groups))
+    if not 7 <= digits <= 15 and not (digits == 6 and len(groups) == 3 and min(map(len, groups)) == 2):
+        return False
+    if len(groups) == 1:
+        return digits in (10, 11) or core.startswith("+")
+    seps = set(ch for ch in core.lstrip("+") if not ch.isdigit())
+    if seps <= {"."} and (len(groups) == 2 or all(len(g) == 3 for g in groups[1:])):
+        return False   # 3.1415926, 12.345.678: a decimal point or a thousands separator
+    if seps == {" "} and len(groups) == 2 and len(groups[0]) == 4 and 1800 <= int(groups[0]) <= 2099:
+        return False   # "in 2004 200 people"
+    return True
+
+
+# --- DATE (numeric) ---------------------------------------------------------------------------
+# spaCy's small English pipeline misses "14.05.2004" and often "05/14/2004"; a numeric date with a
+# plausible day and month (in either order) is a DATE. Written-out dates are left to spaCy.
+_NUMERIC_DATE_RE = re.compile(
+    r"(?<![\w./\-])(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})([./\-])(\d{1,2})\5(\d{4}|\d{2}))(?!\w|[./\-]\d)"
+)
+
 
 # --- IP ---------------------------------------------------------------------------------------
 _IPV4_RE = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)")
@@ -378,7 +450,8 @@ class RuleRecognizer:
     """
 
     def __init__(self, phone_regions=("US", "GB", "DE", "NL"), terms: dict[str, list[str]] | None = None,
-                 patterns: dict[str, list[str]] | None = None):
+                 patterns: dict[str, list[str]] | None = None, phone_shapes: bool = True):
+        self.phone_shapes = phone_shapes
         if isinstance(phone_regions, str):
             phone_regions = (phone_regions,)
         regions: list[str] = []
@@ -563,6 +636,13 @@ class RuleRecognizer:
                 # matcher run costs far more than everything else in find().
                 if all(any(s <= hs and he <= e for s, e in found) for hs, he in hints):
                     break
+            if self.phone_shapes:
+                for hs, he in hints:
+                    if any(s <= hs and he <= e for s, e in found):
+                        continue
+                    for m in _PHONE_SHAPE_RE.finditer(text, max(lo, hs - 8), min(hi, he + 12)):
+                        if m.start() < he and hs < m.end() and _phone_shaped(text, m.start(), m.end()):
+                            found.append(m.span())
             for span in found:
                 if span not in seen:
                     seen.add(span)
@@ -596,6 +676,18 @@ class RuleRecognizer:
                 out.append((m.start(), m.start() + len(attempt), p, "IP", "rule"))
                 break
 
+    def _find_date(self, text: str, lo: int, hi: int, out: list) -> None:
+        p = _PRIORITY["DATE"]
+        for m in _NUMERIC_DATE_RE.finditer(text, lo, hi):
+            if m.group(1):
+                a, b = int(m.group(2)), int(m.group(3))
+                ok = 1 <= a <= 12 and 1 <= b <= 31
+            else:
+                a, b = int(m.group(4)), int(m.group(6))
+                ok = (1 <= a <= 12 and 1 <= b <= 31) or (1 <= a <= 31 and 1 <= b <= 12)
+            if ok:
+                out.append((m.start(), m.end(), p, "DATE", "rule"))
+
     def _find_postcode(self, text: str, zone: _Zone, out: list) -> None:
         p = _PRIORITY["POSTCODE"]
         lo, hi = zone.lo, zone.hi
@@ -620,7 +712,7 @@ class RuleRecognizer:
     def find(self, text: str) -> list[Span]:
         """All rule/list/pattern hits, sorted by start, NON-overlapping among themselves
         (on overlap keep the longer span; same length: the earlier recognizer in this order:
-        MAIL, URL, IBAN, CARD, SSN, PHONE, IP, POSTCODE, then user patterns, then term lists)."""
+        MAIL, URL, IBAN, CARD, SSN, PHONE, IP, POSTCODE, DATE, then user patterns, then term lists)."""
         if not text:
             return []
         hits: list[tuple[int, int, int, str, str]] = []
@@ -641,14 +733,28 @@ class RuleRecognizer:
         self._find_ipv6(text, hits)
         for z in zones:
             self._find_postcode(text, z, hits)
+            if z.digits >= 4:
+                self._find_date(text, z.lo, z.hi, hits)
         for regex, label, prio in self._patterns:
             for m in regex.finditer(text):
-                if m.end() > m.start():
+                # A pattern hit must not cut a word: replacing half a word would glue the label
+                # onto the other half ("XEMP-123456" is no "EMP-\d{6}").
+                if m.end() > m.start() and not _cuts_word(text, m.start(), m.end()):
                     hits.append((m.start(), m.end(), prio, label, "pattern"))
         for regex, label, prio in self._terms:
             for m in regex.finditer(text):
                 hits.append((m.start(), m.end(), prio, label, "list"))
         return _resolve(text, hits)
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_" or ch in "\u200c\u200d" or (
+        ch > "\x7f" and unicodedata.category(ch)[0] == "M")
+
+
+def _cuts_word(text: str, start: int, end: int) -> bool:
+    return ((start > 0 and _is_word(text[start - 1]) and _is_word(text[start]))
+            or (end < len(text) and _is_word(text[end - 1]) and _is_word(text[end])))
 
 
 def _resolve(text: str, hits: list[tuple[int, int, int, str, str]]) -> list[Span]:
