@@ -190,3 +190,26 @@ def init(db: str, out: str) -> None:
         _fail(str(e))
     Path(out).write_text(text, encoding="utf-8")
     click.echo(f"wrote {out}; review the roles of the columns before `rxanon-sql apply {db} --config {out}`")
+
+
+@main.command(name="entities")
+@click.argument("text")
+@click.option("--config", "config_path", type=click.Path(), help="Recognize as configured here (term lists, "
+              "patterns, phone regions, pipeline, guard); default: the default configuration.")
+def entities_cmd(text: str, config_path) -> None:
+    """Show the sensitive terms found in TEXT ('-' reads standard input), with labels and offsets."""
+    from .entities import entities, format_entities
+    from .udfs.ner import PipelineNotFound
+    cfg = None
+    if config_path:
+        try:
+            cfg = load_config(config_path)
+        except ConfigError as e:
+            _fail(str(e))
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        spans = entities(text, cfg)
+    except (PipelineNotFound, ValueError) as e:
+        _fail(str(e))
+    click.echo(format_entities(text, spans))
