@@ -54,11 +54,16 @@ SELECT $level, ch.partition_id,
 FROM choice AS ch
 JOIN new_ids AS i ON i.partition_id = ch.partition_id;
 
+-- (an equi-join on the child id: a join on "IN (left_id, right_id)" is a nested loop)
 INSERT INTO rx.partition_tree
-SELECT m.partition_id, i.partition_id, $level + 1, count(*)
+SELECT m.partition_id, i.parent_id, $level + 1, count(*)
 FROM moves AS m
-JOIN new_ids AS i ON m.partition_id IN (i.left_id, i.right_id)
-GROUP BY m.partition_id, i.partition_id;
+JOIN (
+    SELECT partition_id AS parent_id, left_id AS child_id FROM new_ids
+    UNION ALL
+    SELECT partition_id, right_id FROM new_ids
+) AS i ON i.child_id = m.partition_id
+GROUP BY m.partition_id, i.parent_id;
 
 CREATE OR REPLACE TEMP TABLE assignment AS
 SELECT a.person, coalesce(m.partition_id, a.partition_id) AS partition_id
