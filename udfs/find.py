@@ -32,39 +32,52 @@ def _one(needle: str) -> re.Pattern:
     return re.compile(r"\s+".join(map(re.escape, needle.split())), re.IGNORECASE)
 
 
-def _find_ascii(text: str, needles) -> list[tuple[int, int, str]]:
-    """find_all for an ASCII text, without one big alternation per needle set (whose compiling and
-    scanning cost grows with the needles): each needle that occurs in the text is located with a
-    substring search, and the regular expression's choice is replayed: leftmost match first, and
-    at one position the needle that comes first in the alternation (longest, then by name)."""
-    lowered = text.lower()
-    folded = " ".join(lowered.split())
+@functools.lru_cache(maxsize=16384)
+def _prepared(needles: tuple[str, ...]) -> tuple[tuple[int, str, str, bool], ...]:
+    """The needles in the alternation's order (longest first, then by name), each with its
+    rank, its case-folded single-spaced form and whether it is a single token."""
     order = sorted({n for n in needles if n.strip()}, key=lambda n: (-len(n), n))
+    out = []
+    for rank, needle in enumerate(order):
+        tokens = needle.lower().split()
+        out.append((rank, needle, " ".join(tokens), len(tokens) == 1))
+    return tuple(out)
+
+
+def _find_ascii(text: str, needles) -> list[tuple[int, int, str]]:
+    """find_all for an ASCII text and ASCII needles, without one big alternation per needle set
+    (whose compiling and scanning cost grows with the needles): each needle that occurs in the
+    text is located with a substring search, and the regular expression's choice is replayed:
+    leftmost match first, and at one position the needle that comes first in the alternation."""
+    lowered = text.lower()
+    folded = None
     hits: dict[int, tuple[int, int]] = {}        # start -> (rank of the needle, end)
     n_text = len(text)
-    for rank, needle in enumerate(order):
-        if not needle.isascii():
-            continue                              # cannot match ASCII text under case folding... almost; see find_all
-        tokens = needle.lower().split()
-        if " ".join(tokens) not in folded:
-            continue
-        if len(tokens) == 1:
-            token = tokens[0]
-            starts = []
-            i = lowered.find(token)
+    for rank, needle, joined, single in _prepared(tuple(needles)):
+        if single:
+            i = lowered.find(joined)
+            if i < 0:
+                continue
+            spans = []
             while i >= 0:
-                starts.append((i, i + len(token)))
-                i = lowered.find(token, i + 1)
+                spans.append((i, i + len(joined)))
+                i = lowered.find(joined, i + 1)
         else:
-            pat, starts, i = _one(needle), [], 0
+            if folded is None:
+                folded = " ".join(lowered.split())
+            if joined not in folded:
+                continue
+            pat, spans, i = _one(needle), [], 0
             while (m := pat.search(text, i)) is not None:
-                starts.append((m.start(), m.end()))
+                spans.append((m.start(), m.end()))
                 i = m.start() + 1
-        for s, e in starts:
+        for s, e in spans:
             if (s > 0 and text[s - 1] in _ASCII_WORD) or (e < n_text and text[e] in _ASCII_WORD):
                 continue
             if s not in hits or hits[s][0] > rank:
                 hits[s] = (rank, e)
+    if not hits:
+        return []
     out, pos = [], 0
     for s in sorted(hits):
         if s >= pos:

