@@ -119,11 +119,12 @@ def demo(db: str, k: int, lam: float, strategy: str) -> None:
 @click.option("--lambda", "lam", type=float, help="Override anonymization.lambda.")
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), help="Override anonymization.strategy.")
 @click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema) -> None:
+@click.option("--workers", type=int, help="Override text.workers (NER processes).")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
     from .verify import verify
     try:
-        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema)
+        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers)
     except ConfigError as e:
         _fail(str(e))
     con = _connect(db)
@@ -213,3 +214,34 @@ def entities_cmd(text: str, config_path) -> None:
     except (PipelineNotFound, ValueError) as e:
         _fail(str(e))
     click.echo(format_entities(text, spans))
+
+
+@main.command(name="generate")
+@click.argument("db")
+@click.option("--persons", type=int, default=1000, show_default=True, help="Authors to generate.")
+@click.option("--posts-per-person", type=int, default=5, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--relational", type=click.Path(exists=True, dir_okay=False),
+              help="Take authors and post dates from this CSV (id, gender, age, topic, sign, date; one row per "
+                   "post, as blog_relational_full.csv.gz) and generate only the texts.")
+@click.option("--prefill-cache/--no-prefill-cache", default=False, show_default=True,
+              help="Write the generated terms into rx.ner_cache, so that `apply` runs no NER on these texts.")
+@click.option("--out", "config_out", type=click.Path(dir_okay=False), help="Also write a matching configuration here.")
+def generate_cmd(db: str, persons: int, posts_per_person: int, seed: int, relational, prefill_cache: bool,
+                 config_out) -> None:
+    """Write seeded blog-shaped relations `authors` and `posts` into DB (replacing them)."""
+    import tomllib
+    from .generate import config_text, generate, prefill_cache as prefill
+    if persons < 1 or posts_per_person < 1:
+        _fail("--persons and --posts-per-person must be >= 1")
+    con = _connect(db)
+    stats = generate(con, persons, posts_per_person, seed=seed, relational=relational, entities=prefill_cache)
+    if prefill_cache:
+        stats["cached"] = prefill(con, parse_config(tomllib.loads(config_text())))
+        con.execute("DROP TABLE generated_entities")
+    if config_out:
+        Path(config_out).write_text(config_text(), encoding="utf-8")
+    con.close()
+    click.echo(f"wrote {stats['persons']} authors and {stats['posts']} posts ({stats['words']} words, "
+               f"{stats['entities']} terms) to {db}" + (f"; {stats['cached']} texts cached" if prefill_cache else "")
+               + (f"; configuration {config_out}" if config_out else ""))

@@ -66,3 +66,16 @@ def test_relational_shape_from_csv(tmp_path):
     stats = generate(con, relational=str(path), seed=0)
     assert stats == {**stats, "persons": 2, "posts": 3}
     assert con.execute("SELECT date FROM posts ORDER BY id, date").fetchall() == [("14,May,2004",), ("15,mayo,2004",), ("3,June,2004",)]
+
+
+def test_generate_command_then_apply_with_two_workers(tmp_path):
+    from click.testing import CliRunner
+    from rxanon_sql.cli import main
+    db, cfg = str(tmp_path / "g.duckdb"), str(tmp_path / "g.toml")
+    r = CliRunner().invoke(main, ["generate", db, "--persons", "12", "--posts-per-person", "2", "--seed", "4",
+                                  "--out", cfg])
+    assert r.exit_code == 0, r.output
+    # No prefilled cache: the two NER worker processes recognize the 24 texts.
+    r = CliRunner().invoke(main, ["apply", db, "--config", cfg, "--workers", "2", "--k", "3"])
+    assert r.exit_code == 0, r.output
+    assert "24 texts recognized" in r.output and "0 leaks" in r.output
