@@ -28,7 +28,6 @@ from .release import release
 from .sqlrun import ident, run, run_file, table
 from .udf import register_find
 from .faults import fault_point
-from .identifiers import build_identifier_values, mark_identifiers
 from .months import month_names
 
 
@@ -126,9 +125,7 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
             build_values(con, cfg, types)
             build_texts(con, cfg)
         with report.stage("terms"):
-            build_terms(con, cfg)
-            build_identifier_values(con, cfg, types)
-            mark_identifiers(con, cfg)
+            build_terms(con, cfg, types)
         with report.stage("linking"):
             link(con, cfg)
         with report.stage("persons"):

@@ -17,6 +17,8 @@ from sqlglot import exp
 from .config import Config
 from .join import source_query
 from .sqlrun import col, ident, lit, run, run_file, table, union_all
+from .faults import fault_point
+from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner
 
 CHUNK = 20_000
@@ -96,6 +98,7 @@ def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int, prog
         con.execute("BEGIN TRANSACTION")
         run_file(con, "ner_fill", cfg.schema, fingerprint=fp, lo=lo, hi=lo + CHUNK)
         con.execute("COMMIT")
+        fault_point("ner_chunk")
         if progress:
             progress(min(lo + CHUNK, total), total)
 
@@ -114,6 +117,10 @@ def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run(con, exp.Create(this=table("texts", s), kind="TABLE", replace=True, expression=query))
 
 
-def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
     run_file(con, "terms", cfg.schema)
+    # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
+    # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
+    build_identifier_values(con, cfg, types)
+    mark_identifiers(con, cfg)
     run_file(con, "propagate", cfg.schema)
