@@ -164,3 +164,22 @@ schema = 'r"x; --'
     assert [r[0] for r in rows(con, 'DESCRIBE "r""x; --".release')] == ['ä"ge', "DROP", "te xt'"]
     assert verify(con, 'r"x; --').ok
     assert rows(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'people'") == [(0,)]
+
+
+def test_a_one_megabyte_text_goes_through():
+    big = "Greetings from Paris, Ann Smith." + "\n" * 1_050_000 + "Paris again."
+    con = make(posts=[(1, "14,May,2004", big)] + POSTS[1:])
+    apply(con, config_from(CONFIG))
+    released = rows(con, "SELECT body FROM rx.audit WHERE person = 1")[0][0]
+    assert len(released) > 1_000_000 and "Ann Smith" not in released
+    assert verify(con).ok
+
+
+def test_non_utf8_bytes_are_refused_by_name():
+    con = make()
+    con.execute("ALTER TABLE posts ADD COLUMN raw BLOB")
+    con.execute("UPDATE posts SET raw = '\\xC3\\x28\\xFF'::BLOB")
+    before = snapshot(con)
+    with pytest.raises(InputError, match="text column 'raw' is BLOB, expected VARCHAR"):
+        apply(con, config_from(CONFIG.replace('columns = ["body"]', 'columns = ["body", "raw"]')))
+    assert snapshot(con) == before

@@ -68,3 +68,19 @@ def test_arrow_keeps_nulls_and_offsets_on_unicode(rec):
     for e in out[2]:
         assert text[e["start_pos"]:e["end_pos"]] == e["term"]
     assert {"term": "josé@example.com", "label": "MAIL"}.items() <= next(e for e in out[2] if e["label"] == "MAIL").items()
+
+
+def test_long_texts_are_recognized_in_pieces(rec, monkeypatch):
+    import rxanon_sql.udfs.ner as ner
+    text = "Ann went to Paris.\nShe met Omar in Berlin. " * 20
+    whole = labels(rec, text)
+    monkeypatch.setattr(ner, "MAX_PIECE", 60)
+    assert all(len(p) <= 60 for _, p in ner._pieces(text))
+    assert "".join(p for _, p in ner._pieces(text)) == text
+    assert labels(rec, text) == whole  # offsets mapped back; cuts fall between sentences
+
+
+def test_a_one_megabyte_text(rec):
+    text = "Write to ann@example.org from Paris." + "\n" * 1_100_000 + "Call Omar in Berlin."
+    found = labels(rec, text)
+    assert ("ann@example.org", "MAIL") in found and ("Berlin", "GPE") in found

@@ -81,6 +81,29 @@ def _suspicious(text: str, ent) -> bool:
     return not any(t.text[:1].isupper() for t in ent[1:])
 
 
+# spaCy refuses a text longer than nlp.max_length (1,000,000 characters) and its memory grows
+# with the length of a doc, so a long text goes through NER in pieces cut at a line break or a
+# space; the rule recognizers still see it whole.
+MAX_PIECE = 100_000
+
+
+def _pieces(text: str | None, limit: int | None = None) -> list[tuple[int, str]]:
+    """(offset, piece) pairs covering a non-empty text; none for an empty or missing one."""
+    limit = limit or MAX_PIECE
+    if not text:
+        return []
+    out, start = [], 0
+    while start < len(text):
+        end = min(start + limit, len(text))
+        if end < len(text):
+            cut = max(text.rfind("\n", start + limit // 2, end), text.rfind(" ", start + limit // 2, end))
+            if cut > start:
+                end = cut + 1
+        out.append((start, text[start:end]))
+        start = end
+    return out
+
+
 class Recognizer:
     """spaCy NER merged with the rule recognizers.
 
@@ -130,16 +153,16 @@ class Recognizer:
         return docs
 
     def entities(self, texts: list[str | None]) -> list[list[Span] | None]:
-        present = [t for t in texts if t]
-        docs = iter(self.docs(present))
+        pieces = [_pieces(t) for t in texts]
+        docs = iter(self.docs([p for ps in pieces for _, p in ps]))
         out: list[list[Span] | None] = []
-        for t in texts:
+        for t, ps in zip(texts, pieces):
             if t is None:
                 out.append(None)
-            elif not t:
-                out.append([])
-            else:
-                out.append(merge(self._ner_spans(next(docs)), self.rules.find(t)))
+                continue
+            ner = [Span(s.start + offset, s.end + offset, s.term, s.label, s.source)
+                   for offset, _ in ps for s in self._ner_spans(next(docs))]
+            out.append(merge(ner, self.rules.find(t)) if t else [])
         return out
 
     def arrow(self, texts: pa.Array) -> pa.Array:
