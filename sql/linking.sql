@@ -49,9 +49,12 @@ SELECT f.term_id, f.term, f.start_pos, f.norm, v.attribute, v.kind, v.txt, v.num
 FROM found AS f
 JOIN rx.qi_values AS v ON v.row_id = f.row_id
 JOIN rx.attributes AS a ON a.attribute = v.attribute
+LEFT JOIN (SELECT DISTINCT attribute, label FROM rx.emap) AS e ON e.attribute = v.attribute AND e.label = f.label
 WHERE v.num IS NOT NULL AND f.source <> 'identifier'
+  -- a nominal or ordinal value is only ever stated by a term that is the value itself (see links)
+  AND (v.kind NOT IN ('nominal', 'ordinal') OR f.norm = lower(v.txt))
   AND (
-      f.label IN (SELECT e.label FROM rx.emap AS e WHERE e.attribute = v.attribute)
+      e.label IS NOT NULL
       -- a tuple's own categorical value, when matching values is on, is redundant whatever label
       -- the recognizer gave it (spaCy tags the sign "Pisces" as ORG)
       OR (a.kind IN ('nominal', 'ordinal') AND a.match_values)
