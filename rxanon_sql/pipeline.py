@@ -93,6 +93,14 @@ def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
                          "choose another anonymization.schema")
 
 
+def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], fingerprint: str) -> None:
+    """The schema, the parameters, rx.dataset and rx.qi_values: where every input error shows."""
+    run(con, exp.Create(this=exp.Table(this=ident(cfg.schema)), kind="SCHEMA", exists=True))
+    _write_parameters(con, cfg, fingerprint)
+    build_dataset(con, cfg, types)
+    build_values(con, cfg, types)
+
+
 def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunReport:
     """Anonymize the configured source into schema cfg.schema; returns timings and counts."""
     report = RunReport()
@@ -107,10 +115,7 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
         # values in a transaction that is rolled back.
         con.execute("BEGIN TRANSACTION")
         try:
-            run(con, exp.Create(this=exp.Table(this=ident(cfg.schema)), kind="SCHEMA", exists=True))
-            _write_parameters(con, cfg, "")
-            build_dataset(con, cfg, types)
-            build_values(con, cfg, types)
+            _build_source(con, cfg, types, fingerprint="")
         finally:
             con.execute("ROLLBACK")
     with report.stage("ner"):
@@ -118,11 +123,8 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
     s = cfg.schema
     con.execute("BEGIN TRANSACTION")
     try:
-        run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
-        _write_parameters(con, cfg, fingerprint(cfg))
         with report.stage("join"):
-            build_dataset(con, cfg, types)
-            build_values(con, cfg, types)
+            _build_source(con, cfg, types, fingerprint(cfg))
             build_texts(con, cfg)
         with report.stage("terms"):
             build_terms(con, cfg, types)
