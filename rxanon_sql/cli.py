@@ -73,8 +73,8 @@ def _report_verdict(v) -> None:
         click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
     for row_id, person, attribute, s, e, needle in v.leaks[:20]:
         click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
-    for row_id, attribute, needle in v.identifiers[:20]:
-        click.echo(f"  LEAK row {row_id} column {attribute!r} names the direct identifier {needle!r}", err=True)
+    for column, needle, n in v.identifiers[:20]:
+        click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
 
 
 @click.group()

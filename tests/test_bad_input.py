@@ -183,3 +183,12 @@ def test_non_utf8_bytes_are_refused_by_name():
     with pytest.raises(InputError, match="text column 'raw' is BLOB, expected VARCHAR"):
         apply(con, config_from(CONFIG.replace('columns = ["body"]', 'columns = ["body", "raw"]')))
     assert snapshot(con) == before
+
+
+def test_verify_finds_a_direct_identifier_in_any_released_column():
+    con = make()
+    apply(con, config_from(CONFIG))
+    assert verify(con).identifiers == []
+    con.execute("UPDATE rx.release SET city = 'Ann Smith' WHERE age = (SELECT min(age) FROM rx.release)")
+    v = verify(con)
+    assert not v.ok and v.identifiers[0][:2] == ("city", "ann smith")
