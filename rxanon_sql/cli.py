@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import duckdb
 
-from .config import ConfigError, load_config, parse_config
+from .config import OPERATORS, ConfigError, load_config, parse_config
 from .join import InputError
 
 EXIT_BAD_INPUT = 2
@@ -88,7 +88,9 @@ def main() -> None:
 @click.option("--k", type=int, default=2, show_default=True)
 @click.option("--lambda", "lam", type=float, default=0.5, show_default=True)
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True)
-def demo(db: str, k: int, lam: float, strategy: str) -> None:
+@click.option("--operator", type=click.Choice(OPERATORS), default="label", show_default=True,
+              help="What replaces a term that cannot be kept (see README, Text operators).")
+def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
     """Write the paper's running example (Table 1) into DB as two relations, anonymize it and print
     the release and its NCP."""
     import tomllib
@@ -97,7 +99,7 @@ def demo(db: str, k: int, lam: float, strategy: str) -> None:
     con = _connect(db)
     write_demo_database(con)
     try:
-        cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy)
+        cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy, operator=operator)
     except ConfigError as e:
         _fail(str(e))
     _apply(con, cfg, quiet=True)
@@ -120,11 +122,14 @@ def demo(db: str, k: int, lam: float, strategy: str) -> None:
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), help="Override anonymization.strategy.")
 @click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers) -> None:
+@click.option("--operator", type=click.Choice(OPERATORS), help="Override anonymization.operator (labels "
+              "listed in [text.operators] keep theirs).")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
     from .verify import verify
     try:
-        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers)
+        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
+                                                      operator=operator)
     except ConfigError as e:
         _fail(str(e))
     con = _connect(db)

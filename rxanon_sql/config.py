@@ -14,7 +14,9 @@ from pathlib import Path
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 STRATEGIES = ("mondrian", "gdf")
-OPERATORS = ("label",)
+OPERATORS = ("label", "mask", "tag", "pseudonymize", "generalize")
+# What a term gets when its label's operator is generalize and no shared node exists.
+FALLBACK_OPERATORS = ("label", "mask", "tag", "pseudonymize")
 # spaCy's OntoNotes labels plus the labels of the rule recognizers.
 DEFAULT_LABELS = (
     "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
@@ -67,6 +69,11 @@ class Config:
     lam: float = 0.5
     strategy: str = "mondrian"
     operator: str = "label"
+    label_operators: dict[str, str] = field(default_factory=dict)  # [text.operators]
+    fallback: str = "label"            # for generalize when no node is shared
+    mask: str = "XXXXX"                # the mask operator's fixed string
+    secret: str | None = None          # keys the surrogates; never stored (see as_json)
+    locale: str = "en_US"              # Faker locale of the surrogates
     schema: str = "rx"
     w_a: float = 1.0
     w_x: float = 1.0
@@ -87,6 +94,15 @@ class Config:
             raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
         if self.operator not in OPERATORS:
             raise ConfigError(f"anonymization.operator must be one of {OPERATORS}, got {self.operator!r}")
+        for label, op in self.label_operators.items():
+            if op not in OPERATORS:
+                raise ConfigError(f"text.operators.{label} must be one of {OPERATORS}, got {op!r}")
+        if self.fallback not in FALLBACK_OPERATORS:
+            raise ConfigError(f"anonymization.fallback must be one of {FALLBACK_OPERATORS}, got {self.fallback!r}")
+        if "pseudonymize" in (self.operator, self.fallback, *self.label_operators.values()):
+            from faker.config import AVAILABLE_LOCALES
+            if self.locale not in AVAILABLE_LOCALES:
+                raise ConfigError(f"anonymization.locale: Faker has no locale {self.locale!r}")
         if self.w_a < 0 or self.w_x < 0 or self.w_a + self.w_x == 0:
             raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
         if self.workers < 1:
@@ -113,8 +129,12 @@ class Config:
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
+    def operator_of(self, label: str) -> str:
+        return self.label_operators.get(label, self.operator)
+
     def as_json(self) -> str:
-        return json.dumps(dataclasses.asdict(self), sort_keys=True, default=list)
+        # The secret is never written anywhere: without it, surrogates cannot be linked back.
+        return json.dumps({**dataclasses.asdict(self), "secret": None}, sort_keys=True, default=list)
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -123,8 +143,9 @@ _SCHEMA = {
     "source": {"relations", "query", "person", "join_keys", "direct_identifiers", "insensitive"},
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
-             "vague_temporal_guard", "bias", "batch_size", "workers"},
-    "anonymization": {"k", "lambda", "strategy", "operator", "schema", "w_a", "w_x"},
+             "vague_temporal_guard", "bias", "batch_size", "workers", "operators"},
+    "anonymization": {"k", "lambda", "strategy", "operator", "schema", "w_a", "w_x",
+                      "fallback", "mask", "secret", "locale"},
 }
 _ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
 
@@ -217,6 +238,8 @@ def parse_config(data: dict) -> Config:
         kw["vague_temporal_guard"] = _expect(text["vague_temporal_guard"], bool, "text.vague_temporal_guard")
     bias = _expect(text.get("bias", {}), dict, "text.bias")
     kw["label_bias"] = {l.upper(): _expect(v, float, f"text.bias.{l}") for l, v in bias.items()}
+    ops = _expect(text.get("operators", {}), dict, "text.operators")
+    kw["label_operators"] = {l.upper(): _expect(v, str, f"text.operators.{l}") for l, v in ops.items()}
     if "batch_size" in text:
         kw["batch_size"] = _expect(text["batch_size"], int, "text.batch_size")
     if "workers" in text:
@@ -228,7 +251,7 @@ def parse_config(data: dict) -> Config:
         kw["k"] = _expect(an["k"], int, "anonymization.k")
     if "lambda" in an:
         kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
-    for key in ("strategy", "operator", "schema"):
+    for key in ("strategy", "operator", "schema", "fallback", "mask", "secret", "locale"):
         if key in an:
             kw[key] = _expect(an[key], str, f"anonymization.{key}")
     for key in ("w_a", "w_x"):

@@ -56,19 +56,29 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
 
 def classes_query(cfg: Config) -> exp.Select:
     """Equivalence classes of the release: persons with the same released quasi-identifier tuple
-    and the same set of kept terms (a term of X' none of whose occurrences was suppressed)."""
+    and the same set of kept terms (a term of X' none of whose occurrences was suppressed or
+    generalized, and every generalized value the person shows)."""
     s = cfg.schema
     qis = list(cfg.quasi_identifiers)
     per_person = exp.select(col("person"), *[col(q) for q in qis]).distinct().from_(table("audit", s))
+    # A term with any replacement but a recoded value (suppressed, or generalized) is not kept.
     suppressed = exp.select(exp.Literal.number(1)).from_(exp.alias_(table("replacements", s), "r")).where(exp.and_(
         exp.EQ(this=col("person", "r"), expression=col("person", "t")),
-        exp.EQ(this=col("reason", "r"), expression=lit("suppressed")),
+        exp.NEQ(this=col("reason", "r"), expression=lit("recoded")),
         exp.EQ(this=col("label", "r"), expression=col("label", "t")),
         exp.EQ(this=col("norm", "r"), expression=col("norm", "t"))))
-    kept = exp.select(col("person", "t"), exp.alias_(exp.func("list_sort", exp.ArrayAgg(
-        this=exp.DPipe(this=exp.DPipe(this=col("label", "t"), expression=lit(":")), expression=col("norm", "t")))), "kept_terms")) \
-        .from_(exp.alias_(table("person_terms", s), "t")).where(exp.Not(this=exp.Exists(this=suppressed))) \
-        .group_by(col("person", "t"))
+    kept_rows = exp.select(col("person", "t"), exp.alias_(
+        exp.DPipe(this=exp.DPipe(this=col("label", "t"), expression=lit(":")), expression=col("norm", "t")), "term")) \
+        .from_(exp.alias_(table("person_terms", s), "t")).where(exp.Not(this=exp.Exists(this=suppressed)))
+    # A generalized value the person shows counts as kept, as if the person had written it.
+    shown_rows = exp.select(col("person", "r"), exp.alias_(exp.DPipe(this=exp.DPipe(
+        this=col("label", "r"), expression=lit(":")), expression=exp.func("lower", col("replacement", "r"))), "term")) \
+        .from_(exp.alias_(table("replacements", s), "r")).where(
+            exp.EQ(this=col("reason", "r"), expression=lit("generalized")))
+    kept = exp.select(col("person", "u"), exp.alias_(exp.func("list_sort", exp.ArrayAgg(
+        this=exp.Distinct(expressions=[col("term", "u")]))), "kept_terms")) \
+        .from_(exp.Subquery(this=exp.union(kept_rows, shown_rows, distinct=False), alias=exp.TableAlias(this=ident("u")))) \
+        .group_by(col("person", "u"))
     key = exp.func("struct_pack", *[exp.PropertyEQ(this=ident(q), expression=col(q, "pp")) for q in qis])
     kept_terms = exp.func("coalesce", col("kept_terms", "k"), exp.cast(exp.Array(), "VARCHAR[]"))
     return exp.select(

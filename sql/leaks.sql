@@ -5,7 +5,7 @@
 WITH leak_needles AS (
     SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
     FROM rx.replacements
-    WHERE reason = 'suppressed'
+    WHERE reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
     GROUP BY person
 ),
 hits AS (

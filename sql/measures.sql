@@ -15,7 +15,9 @@ JOIN rx.attributes AS a ON a.attribute = r.attribute
 JOIN rx.domain AS d ON d.kind = 'relational' AND d.name = r.attribute;
 
 -- Per record (person). NCP_A = mean over the quasi-identifiers (an attribute with no value in
--- the partition loses nothing). NCP_X = suppressed terms / |X'|, NULL when X' is empty.
+-- the partition loses nothing). NCP_X = loss of the terms / |X'|, NULL when X' is empty: a kept
+-- term loses 0, a suppressed one 1, a generalized one the share of its hierarchy that the shown
+-- node covers (rx.generalized_terms.share).
 -- NCP = (w_A NCP_A + w_X NCP_X) / (w_A + w_X), or NCP_A when X' is empty.
 CREATE OR REPLACE TABLE rx.ncp_records AS
 WITH relational AS (
@@ -24,16 +26,19 @@ WITH relational AS (
     GROUP BY partition_id
 ),
 textual AS (
-    SELECT t.person, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL) AS n_suppressed
+    SELECT t.person, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL AND g.norm IS NULL) AS n_suppressed,
+           count(g.norm) AS n_generalized,
+           sum(CASE WHEN k.norm IS NOT NULL THEN 0 WHEN g.norm IS NOT NULL THEN g.share ELSE 1 END) AS loss
     FROM rx.person_terms AS t
     JOIN rx.partitions AS p ON p.person = t.person
     LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
+    LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label AND g.norm = t.norm
     GROUP BY t.person
 ),
 joined AS (
     SELECT p.person, p.partition_id, coalesce(r.ncp_a, 0) AS ncp_a,
            coalesce(x.n_terms, 0) AS n_terms, coalesce(x.n_suppressed, 0) AS n_suppressed,
-           CAST(x.n_suppressed AS DOUBLE) / x.n_terms AS ncp_x
+           CAST(x.loss AS DOUBLE) / x.n_terms AS ncp_x, coalesce(x.n_generalized, 0) AS n_generalized
     FROM rx.partitions AS p
     LEFT JOIN relational AS r ON r.partition_id = p.partition_id
     LEFT JOIN textual AS x ON x.person = p.person
@@ -57,14 +62,17 @@ ORDER BY a.position;
 -- excluded), with the counts behind it.
 CREATE OR REPLACE TABLE rx.ncp_terms AS
 WITH per_record AS (
-    SELECT t.person, t.label, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL) AS n_suppressed
+    SELECT t.person, t.label, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL AND g.norm IS NULL) AS n_suppressed,
+           count(g.norm) AS n_generalized,
+           sum(CASE WHEN k.norm IS NOT NULL THEN 0 WHEN g.norm IS NOT NULL THEN g.share ELSE 1 END) AS loss
     FROM rx.person_terms AS t
     JOIN rx.partitions AS p ON p.person = t.person
     LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
+    LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label AND g.norm = t.norm
     GROUP BY t.person, t.label
 )
-SELECT label, avg(CAST(n_suppressed AS DOUBLE) / n_terms) AS ncp_x,
-       count(*) AS records, sum(n_terms) AS terms, sum(n_suppressed) AS suppressed
+SELECT label, avg(CAST(loss AS DOUBLE) / n_terms) AS ncp_x,
+       count(*) AS records, sum(n_terms) AS terms, sum(n_suppressed) AS suppressed, sum(n_generalized) AS generalized
 FROM per_record
 GROUP BY label
 ORDER BY label;

@@ -1,0 +1,37 @@
+-- The terms that are not kept: the generalized ones, and every other with its operator.
+
+-- A term that is not kept and shows a node its whole partition shows: replaced by that node.
+-- share: the part of the hierarchy the node covers (0 at level 0, the term in canonical form).
+CREATE OR REPLACE TABLE rx.generalized_terms AS
+SELECT partition_id, person, label, norm, level, node, display, share
+FROM gen_choice
+WHERE NOT kept;
+
+-- One row per replaced term (person, label, norm): its operator (the label's, else the default;
+-- generalize falls back when no node is shared) and its tag number, counted per person and label
+-- in order of first occurrence (not alphabetically, which would tell something of the term).
+CREATE OR REPLACE TABLE rx.operator_terms AS
+WITH occurrences AS (
+    SELECT t.person, t.label, t.norm, t.row_id, t.attribute, t.start_pos,
+           row_number() OVER (PARTITION BY t.person, t.label, t.norm ORDER BY t.row_id, t.attribute, t.start_pos) AS occurrence
+    FROM rx.terms AS t
+    JOIN rx.partitions AS p ON p.person = t.person
+    LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
+    WHERE t.linked_attribute IS NULL AND (k.norm IS NULL OR t.source = 'identifier')
+),
+firsts AS (
+    SELECT f.person, f.label, f.norm, f.row_id, f.attribute, f.start_pos,
+           g.display AS generalized, coalesce(o.operator, s.operator) AS configured, s.fallback
+    FROM occurrences AS f
+    CROSS JOIN rx.operator_settings AS s
+    LEFT JOIN rx.label_operators AS o ON o.label = f.label
+    LEFT JOIN rx.generalized_terms AS g ON g.person = f.person AND g.label = f.label AND g.norm = f.norm
+    WHERE f.occurrence = 1
+)
+SELECT person, label, norm,
+       CASE WHEN generalized IS NOT NULL THEN 'generalize'
+            WHEN configured = 'generalize' THEN fallback
+            ELSE configured END AS operator,
+       generalized,
+       row_number() OVER (PARTITION BY person, label, generalized IS NULL ORDER BY row_id, attribute, start_pos) AS tag
+FROM firsts;
