@@ -87,7 +87,8 @@ def child_build(spec: dict) -> dict:
     con = _connect(spec["db"], 2, "4GB")
     start = time.perf_counter()
     stats = generate(con, spec.get("persons", 0), spec.get("posts", 5), seed=spec.get("seed", 0),
-                     relational=spec.get("relational"), entities=spec.get("prefill", True))
+                     relational=spec.get("relational"), entities=spec.get("prefill", True),
+                     foreign_dates=spec.get("foreign_dates", True))
     if spec.get("prefill", True):
         stats["cached"] = prefill_cache(con, parse_config(tomllib.loads(config_text())))
         con.execute("DROP TABLE generated_entities")
@@ -314,10 +315,12 @@ def cmd_scaling(args) -> str:
 def cmd_blogs(args) -> str:
     if not BLOGS.exists():
         return f"(skipped: {BLOGS} not present)\n"
-    db = build(args, f"blogs_full_s{args.seed}", relational=str(BLOGS), seed=args.seed)
+    # The date parser of this version rejects a few month names of the corpus ("Aprill", "lipiec"),
+    # so dates with a non-English month name (7,746 posts, 1.1%) are left missing here.
+    db = build(args, f"blogs_full_s{args.seed}", relational=str(BLOGS), seed=args.seed, foreign_dates=False)
     res = repeat_apply(args, db, k=5, lam=0.5)
     return stage_table(res, 681_288, "Blog Authorship Corpus shape: 19,320 persons, 681,288 posts (real attributes "
-                       "and dates, generated texts and terms), k = 5, lambda = 0.5")
+                       "and dates, 1.1% of dates missing, generated texts and terms), k = 5, lambda = 0.5")
 
 
 def cmd_cache(args) -> str:

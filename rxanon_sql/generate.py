@@ -200,9 +200,11 @@ def _read_relational(con: duckdb.DuckDBPyConnection, path: str):
 
 
 def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_person: int = 5, seed: int = 0,
-             relational: str | None = None, entities: bool = True) -> dict[str, int]:
+             relational: str | None = None, entities: bool = True, foreign_dates: bool = True) -> dict[str, int]:
     """Write `authors` and `posts` (replacing them) and, if entities, the table
-    `generated_entities(text_hash, entities)` that `prefill_cache` copies into the NER cache."""
+    `generated_entities(text_hash, entities)` that `prefill_cache` copies into the NER cache.
+    With foreign_dates=False, a date of the relational file whose month name is not English
+    becomes missing (NULL)."""
     rng = np.random.default_rng(seed)
     vocab = _vocabularies(rng)
     raw_dates = None
@@ -295,6 +297,8 @@ def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_pers
     con.unregister("gen_authors")
     if raw_dates is None:
         raw_dates = [f"{d.day},{MONTHS[d.month - 1]},{d.year}" for d in days]
+    elif not foreign_dates:
+        raw_dates = [r if d is not None else None for r, d in zip(raw_dates, days)]
     ids = np.array([r[0] for r in authors])[post_author]
     posts_tbl = pa.table({"id": pa.array(ids, pa.int32()), "date": raw_dates, "text": texts})
     con.execute("CREATE OR REPLACE TABLE posts (id INTEGER, date VARCHAR, text VARCHAR)")

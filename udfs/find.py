@@ -32,50 +32,70 @@ def _one(needle: str) -> re.Pattern:
     return re.compile(r"\s+".join(map(re.escape, needle.split())), re.IGNORECASE)
 
 
-@functools.lru_cache(maxsize=16384)
-def _prepared(needles: tuple[str, ...]) -> tuple[tuple[int, str, str, bool], ...]:
-    """The needles in the alternation's order (longest first, then by name), each with its
-    rank, its case-folded single-spaced form and whether it is a single token."""
+_WORD_RUN = re.compile(r"[a-z0-9_]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def _prepared(needles: tuple[str, ...]):
+    """The needles in the alternation's order (longest first, then by name), indexed by their
+    first run of word characters: (index, needles without a word character). An entry is
+    (rank, needle, its case-folded single-spaced form, single token?, offset of the run)."""
     order = sorted({n for n in needles if n.strip()}, key=lambda n: (-len(n), n))
-    out = []
+    index: dict[str, list] = {}
+    rest = []
     for rank, needle in enumerate(order):
         tokens = needle.lower().split()
-        out.append((rank, needle, " ".join(tokens), len(tokens) == 1))
-    return tuple(out)
+        joined = " ".join(tokens)
+        m = _WORD_RUN.search(tokens[0])
+        if m is None:
+            rest.append((rank, needle, joined, len(tokens) == 1, 0))
+        else:
+            index.setdefault(m.group(0), []).append((rank, needle, joined, len(tokens) == 1, m.start()))
+    return index, tuple(rest)
 
 
 def _find_ascii(text: str, needles) -> list[tuple[int, int, str]]:
     """find_all for an ASCII text and ASCII needles, without one big alternation per needle set
-    (whose compiling and scanning cost grows with the needles): each needle that occurs in the
-    text is located with a substring search, and the regular expression's choice is replayed:
+    (whose cost grows with the needles). A match's first run of word characters is a whole run of
+    the text (the match is bounded by non-word characters and the needle fixes the characters
+    around the run), so the text's runs are looked up among the needles' first runs and each
+    candidate is checked where it would start. The regular expression's choice is then replayed:
     leftmost match first, and at one position the needle that comes first in the alternation."""
+    index, rest = _prepared(tuple(needles))
     lowered = text.lower()
-    folded = None
-    hits: dict[int, tuple[int, int]] = {}        # start -> (rank of the needle, end)
     n_text = len(text)
-    for rank, needle, joined, single in _prepared(tuple(needles)):
+    hits: dict[int, tuple[int, int]] = {}        # start -> (rank of the needle, end)
+
+    def consider(rank, s, e):
+        if (s > 0 and text[s - 1] in _ASCII_WORD) or (e < n_text and text[e] in _ASCII_WORD):
+            return
+        if s not in hits or hits[s][0] > rank:
+            hits[s] = (rank, e)
+
+    if index:
+        for run in _WORD_RUN.finditer(lowered):
+            for rank, needle, joined, single, offset in index.get(run.group(0), ()):
+                s = run.start() - offset
+                if s < 0:
+                    continue
+                if single:
+                    if lowered.startswith(joined, s):
+                        consider(rank, s, s + len(joined))
+                else:
+                    m = _one(needle).match(text, s)
+                    if m is not None:
+                        consider(rank, s, m.end())
+    for rank, needle, joined, single, _ in rest:
         if single:
             i = lowered.find(joined)
-            if i < 0:
-                continue
-            spans = []
             while i >= 0:
-                spans.append((i, i + len(joined)))
+                consider(rank, i, i + len(joined))
                 i = lowered.find(joined, i + 1)
         else:
-            if folded is None:
-                folded = " ".join(lowered.split())
-            if joined not in folded:
-                continue
-            pat, spans, i = _one(needle), [], 0
+            pat, i = _one(needle), 0
             while (m := pat.search(text, i)) is not None:
-                spans.append((m.start(), m.end()))
+                consider(rank, m.start(), m.end())
                 i = m.start() + 1
-        for s, e in spans:
-            if (s > 0 and text[s - 1] in _ASCII_WORD) or (e < n_text and text[e] in _ASCII_WORD):
-                continue
-            if s not in hits or hits[s][0] > rank:
-                hits[s] = (rank, e)
     if not hits:
         return []
     out, pos = [], 0
