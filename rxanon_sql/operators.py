@@ -18,6 +18,7 @@ Everything but the hierarchy lookup and the surrogates themselves is SQL: `sql/o
 """
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import re
@@ -126,8 +127,9 @@ def _fmt(v: float) -> str:
 
 def hierarchy_rows(terms: list[tuple[str, str]]) -> list[tuple]:
     """(label, norm, level, node, display, share) for every node above each (label, norm):
-    share is the part of the hierarchy the node covers (leaves under it / all leaves), 0 at level
-    0 (the term itself, written in its canonical form)."""
+    share is the part of the hierarchy the node covers (places: cities under it / all cities;
+    dates: days / days of the years spanned; numbers: distinct values of the label in the range /
+    all of them), 0 at level 0 (the term itself, written in its canonical form)."""
     rows: list[tuple] = []
     dates, numbers = {}, {}
     for label, norm in terms:
@@ -162,16 +164,19 @@ def hierarchy_rows(terms: list[tuple[str, str]]) -> list[tuple]:
     by_label: dict[str, list[float]] = {}
     for (label, _), v in numbers.items():
         by_label.setdefault(label, []).append(v)
+    # A range covers the distinct values of the label in D* that lie in it (robust to outliers
+    # such as a phone number tagged MONEY, which would make every range look narrow).
+    distinct = {label: sorted(set(vals)) for label, vals in by_label.items()}
     for (label, norm), v in numbers.items():
-        vals = by_label[label]
-        width = max(vals) - min(vals)
+        vals = distinct[label]
         top = max(1, math.ceil(math.log10(max(vals) + 1)))
         rows.append((label, norm, 0, f"num:{_fmt(v)}", _fmt(v), 0.0))
         for level in range(1, top + 1):
             size = 10 ** level
             lo = math.floor(v / size) * size
-            share = 1.0 if width == 0 else min(1.0, size / width)
-            rows.append((label, norm, level, f"range:{lo}-{lo + size - 1}", f"[{lo}-{lo + size - 1}]", share))
+            covered = bisect.bisect_left(vals, lo + size) - bisect.bisect_left(vals, lo)
+            rows.append((label, norm, level, f"range:{lo}-{lo + size - 1}", f"[{lo}-{lo + size - 1}]",
+                         covered / len(vals)))
     return rows
 
 

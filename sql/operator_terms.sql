@@ -1,26 +1,37 @@
 -- Text (DESIGN.md, recoding), first step: which terms are kept, and which nodes of a hierarchy
 -- the others could be generalized to (rxanon_sql/operators.py runs the operator_*.sql files).
 
--- A non-redundant term is kept in a partition when every person of the partition has it in X'.
+-- A non-redundant term is kept in a partition when every person of the partition has it in X',
+-- and so does every other term of the same surface that anyone in the partition has: a surface
+-- is kept or replaced as a whole (a kept LANGUAGE "English" would otherwise show the NORP
+-- "English" that one person alone wrote).
 CREATE OR REPLACE TABLE rx.kept_terms AS
-SELECT p.partition_id, t.label, t.norm
-FROM rx.person_terms AS t
-JOIN rx.partitions AS p ON p.person = t.person
-JOIN rx.partition_sizes AS s ON s.partition_id = p.partition_id
-GROUP BY p.partition_id, t.label, t.norm, s.size
-HAVING count(*) = s.size;
+WITH shares AS (
+    SELECT p.partition_id, t.label, t.norm, count(*) = s.size AS shared
+    FROM rx.person_terms AS t
+    JOIN rx.partitions AS p ON p.person = t.person
+    JOIN rx.partition_sizes AS s ON s.partition_id = p.partition_id
+    GROUP BY p.partition_id, t.label, t.norm, s.size
+)
+SELECT partition_id, label, norm
+FROM (
+    SELECT *, bool_and(shared) OVER (PARTITION BY partition_id, norm) AS surface_shared
+    FROM shares
+) AS s
+WHERE surface_shared;
 
--- Generalization: the nodes each term of a generalized label could show. A kept term shows only
--- itself (level 0); a term that is not kept can show any node above it (rx.term_hierarchy holds
--- only the labels whose operator is generalize).
+-- Generalization: the nodes each term of a generalized label could show: any node above a term
+-- that is not kept (rx.term_hierarchy holds only the labels whose operator is generalize). A kept
+-- term shows nothing but its own written form, so it never makes a node shared: "la" kept in a
+-- partition does not let another person's "Los Angeles" through.
 CREATE OR REPLACE TEMP TABLE gen_options AS
-SELECT p.partition_id, t.person, t.label, t.norm, k.norm IS NOT NULL AS kept,
+SELECT p.partition_id, t.person, t.label, t.norm, false AS kept,
        h.level, h.node, h.display, h.share
 FROM rx.person_terms AS t
 JOIN rx.partitions AS p ON p.person = t.person
 JOIN rx.term_hierarchy AS h ON h.label = t.label AND h.norm = t.norm
 LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
-WHERE k.norm IS NULL OR h.level = 0;
+WHERE k.norm IS NULL;
 
 -- The candidates of a partition: nodes that every person of the partition could show. The
 -- passes of operator_generalize.sql shrink this set until every candidate is shown by all.

@@ -174,6 +174,17 @@ def test_hierarchies():
     assert nodes[("14 may 2004", 1)][:2] == ("month:2004-05", "May 2004") and nodes[("14 may 2004", 0)][2] == 0
     assert nodes[("14 may 2004", 2)][2] == pytest.approx(366 / (3 * 365.25))
     assert nodes[("$512", 2)][1] == "[500-599]" and nodes[("$3,000", 4)][1] == "[0-9999]"
+    assert nodes[("$512", 2)][2] == 0.5 and nodes[("$3,000", 4)][2] == 1.0  # distinct values covered
+
+
+def test_a_kept_term_does_not_make_a_node_shared():
+    # "LA" is kept (both wrote it); the second person's "Los Angeles" must not show as a value the
+    # first does not show.
+    con = places_db(["LA is sunny.", "LA and Los Angeles."])
+    apply(con, config_from(PLACES.replace('"France"]', '"France", "LA", "Los Angeles"]')))
+    texts = [r[0] for r in rows(con, "SELECT body FROM rx.audit ORDER BY row_id")]
+    assert texts == ["LA is sunny.", "LA and [GPE]."]
+    assert verify(con).ok
 
 
 # --- surrogates --------------------------------------------------------------------------------
