@@ -69,6 +69,8 @@ def _apply(con, cfg, quiet: bool = False):
 def _report_verdict(v) -> None:
     click.echo(f"k = {v.k}: {v.classes} equivalence classes, smallest has {v.smallest} persons; "
                f"{len(v.leaks) + len(v.identifiers)} leaks; {v.rows_released}/{v.rows_input} rows released")
+    if v.mismatched_rows:
+        click.echo(f"  FAIL {v.mismatched_rows} rows of the release differ from the audit", err=True)
     for key, kept, size, person_rows in v.failing[:20]:
         click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
     for row_id, person, attribute, s, e, needle in v.leaks[:20]:

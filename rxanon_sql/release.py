@@ -11,7 +11,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, ident, lit, run, run_file, table
+from .sqlrun import col, ident, lit, run, run_file, table, union_all
 
 
 def released_columns(cfg: Config, columns: list[str]) -> list[str]:
@@ -52,6 +52,13 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     for name, audit in (("release", False), ("audit", True)):
         run(con, exp.Create(this=table(name, s), kind="TABLE", replace=True,
                             expression=_release_query(cfg, columns, audit)), {"salt": salt})
+    # The released texts in long form, read from the audit itself, so that verify checks what
+    # was written rather than what was meant to be.
+    texts = [exp.select(col("row_id"), col("person"), exp.alias_(lit(c), "attribute"), exp.alias_(col(c), "text"))
+             .from_(table("audit", s)) for c in cfg.text_columns] or [
+        exp.select(col("row_id"), col("person"), exp.alias_(exp.cast(exp.null(), "VARCHAR"), "attribute"),
+                   exp.alias_(exp.cast(exp.null(), "VARCHAR"), "text")).from_(table("audit", s)).where(exp.false())]
+    run(con, exp.Create(this=table("audit_texts", s), kind="VIEW", replace=True, expression=union_all(texts)))
 
 
 def classes_query(cfg: Config) -> exp.Select:

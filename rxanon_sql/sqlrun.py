@@ -8,6 +8,9 @@ built from sqlglot expressions so that a configured name can never become SQL te
 from __future__ import annotations
 
 import functools
+import os
+import sys
+import time
 from importlib import resources
 
 import duckdb
@@ -62,11 +65,16 @@ def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...
 
 
 def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> None:
-    for sql, names in statements(name, schema):
+    """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr."""
+    profile = os.environ.get("RXANON_SQL_PROFILE")
+    for i, (sql, names) in enumerate(statements(name, schema)):
         missing = [n for n in names if n not in params]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")
+        start = time.perf_counter()
         con.execute(sql, {n: params[n] for n in names} if names else None)
+        if profile:
+            print(f"{time.perf_counter() - start:9.3f}s  {name}.sql #{i + 1}: {sql[:90]}", file=sys.stderr)
 
 
 def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):

@@ -26,12 +26,13 @@ class Verdict:
     failing: list[tuple] = field(default_factory=list)
     leaks: list[tuple] = field(default_factory=list)
     identifiers: list[tuple] = field(default_factory=list)
+    mismatched_rows: int = 0
     rows_released: int = 0
     rows_input: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.failing and not self.leaks and not self.identifiers and self.rows_released == self.rows_input and self.classes > 0
+        return not self.failing and not self.leaks and not self.identifiers and not self.mismatched_rows and self.rows_released == self.rows_input and self.classes > 0
 
 
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
@@ -65,6 +66,12 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
             f"SELECT ? AS column_name, m.needle, count(*) FROM {release} "
             f"CROSS JOIN unnest(rx_find_identifiers({cell})) AS u(m) GROUP BY m.needle ORDER BY m.needle",
             [column]).fetchall()
+    # The public release is the audit without its keys, row for row.
+    audit = table("audit", schema).sql("duckdb")
+    cols = ", ".join(col(c).sql("duckdb") for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {release})").fetchall())
+    v.mismatched_rows = con.execute(
+        f"SELECT (SELECT count(*) FROM (SELECT {cols} FROM {release} EXCEPT ALL SELECT {cols} FROM {audit})) + "
+        f"(SELECT count(*) FROM (SELECT {cols} FROM {audit} EXCEPT ALL SELECT {cols} FROM {release}))").fetchall()[0][0]
     v.rows_released = con.execute(f"SELECT count(*) FROM {table('release', schema).sql('duckdb')}").fetchall()[0][0]
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
     return v

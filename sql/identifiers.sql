@@ -1,11 +1,25 @@
 -- A direct identifier's value (a name, an e-mail address, ...) written in any text is a term
 -- that is always replaced, whoever wrote it and whatever the recognizers made of it: it wins
 -- over an overlapping term. Such terms are not part of X' (they never shape a partition).
-CREATE OR REPLACE TEMP TABLE identifier_matches AS
-SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos) AS term, m.needle AS norm
+-- A match takes in the terms it overlaps, so that no part of them stays bare: "Jo Ann" with
+-- the identifier "Ann Lee" in "Jo Ann Lee" is replaced as a whole.
+CREATE OR REPLACE TEMP TABLE identifier_hits AS
+SELECT t.row_id, t.person, t.attribute, t.text, m.start_pos, m.end_pos, m.needle AS norm
 FROM rx.texts AS t
 CROSS JOIN unnest(rx_find_identifiers(t.text)) AS u(m);
+
+CREATE OR REPLACE TEMP TABLE identifier_matches AS
+SELECT h.row_id, h.person, h.attribute,
+       CAST(least(h.start_pos, coalesce(min(f.start_pos), h.start_pos)) AS INTEGER) AS start_pos,
+       CAST(greatest(h.end_pos, coalesce(max(f.end_pos), h.end_pos)) AS INTEGER) AS end_pos,
+       substring(h.text, least(h.start_pos, coalesce(min(f.start_pos), h.start_pos)) + 1,
+                 greatest(h.end_pos, coalesce(max(f.end_pos), h.end_pos))
+                 - least(h.start_pos, coalesce(min(f.start_pos), h.start_pos))) AS term,
+       h.norm
+FROM identifier_hits AS h
+LEFT JOIN rx.terms_found AS f
+  ON f.row_id = h.row_id AND f.attribute = h.attribute AND f.start_pos < h.end_pos AND h.start_pos < f.end_pos
+GROUP BY h.row_id, h.person, h.attribute, h.text, h.start_pos, h.end_pos, h.norm;
 
 DELETE FROM rx.terms_found AS f
 WHERE EXISTS (

@@ -64,7 +64,7 @@ WHERE v.num IS NOT NULL AND f.source <> 'identifier'
 -- alternating runs of digits and non-digits, and a run of digits counts when no letter touches it.
 CREATE OR REPLACE TEMP TABLE term_numbers AS
 WITH pieces AS (
-    SELECT c.term_id, c.attribute, c.num, c.position, u.piece, u.i
+    SELECT c.term_id, c.term, c.attribute, c.num, c.position, u.piece, u.i
     FROM link_candidates AS c
     CROSS JOIN unnest(regexp_extract_all(c.term, '[0-9]+(?:[.][0-9]+)?|[^0-9]+')) WITH ORDINALITY AS u(piece, i)
     WHERE c.kind = 'numeric'
@@ -79,7 +79,18 @@ placed AS (
 )
 SELECT term_id, attribute, position, offset_in_term, length(piece) AS len
 FROM placed
-WHERE regexp_matches(piece, '^[0-9]')
+-- A term with one number only: in a date ("June 17, 2004", "16 monday") a number is a day, not
+-- an age, and in "17:10-16 10" the other numbers would stay beside the recoded one.
+WHERE array_length(regexp_extract_all(term, '[0-9]+')) = 1
+  AND NOT regexp_matches(lower(term), '(mon|tues|wednes|thurs|fri|satur|sun)day')
+  AND term_id NOT IN (
+    SELECT c.term_id
+    FROM link_candidates AS c
+    CROSS JOIN unnest(regexp_extract_all(lower(c.term), '\pL+')) AS w(word)
+    JOIN rx.month_names AS mn ON mn.name = w.word
+    WHERE c.kind = 'numeric'
+)
+  AND regexp_matches(piece, '^[0-9]')
   AND TRY_CAST(piece AS DOUBLE) = num
   AND NOT coalesce(regexp_matches(before, '[\pL_.]$'), false)
   AND NOT coalesce(regexp_matches(after, '^(\pL|[.,][0-9])'), false);
@@ -145,7 +156,9 @@ parsed AS (
     FROM resolved
     WHERE m = '' OR month_no IS NOT NULL
 )
-SELECT r.term_id, r.attribute, r.position, c.start_pos, strpos(c.term, r.part) - 1 AS offset_in_term, length(r.part) AS len
+-- A date term is replaced whole, not only its stated part: what the patterns do not read ("the
+-- summer of 2004", "2004 May 28") is finer than the recoded date and must not stay.
+SELECT r.term_id, r.attribute, r.position, c.start_pos, 0 AS offset_in_term, length(c.term) AS len
 FROM parsed AS r
 JOIN link_candidates AS c ON c.term_id = r.term_id AND c.attribute = r.attribute
 WHERE length(r.part) = r.longest

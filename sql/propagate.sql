@@ -1,32 +1,72 @@
 -- Every occurrence of a person's sensitive surface in any of the person's texts is a term, not
 -- only the occurrences the recognizer tagged: otherwise a suppressed term could survive in a
--- sentence where the model missed it. The occurrence takes the label the person's tagged
--- occurrences carry most often (ties: label name); it never overlaps a tagged span.
+-- sentence where the model missed it, or tagged only a part ("Friday" of "Friday night"). An
+-- occurrence takes the label the person's tagged occurrences carry most often, a sensitive label
+-- before one that only may state an attribute (ties: label name).
 CREATE OR REPLACE TEMP TABLE surfaces AS
 SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
 FROM rx.terms_found
+WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
 GROUP BY person;
 
 CREATE OR REPLACE TEMP TABLE surface_labels AS
 SELECT person, norm, label
 FROM (
     SELECT person, norm, label,
-           row_number() OVER (PARTITION BY person, norm ORDER BY count(*) DESC, label) AS rn
+           row_number() OVER (PARTITION BY person, norm
+                              ORDER BY label IN (SELECT label FROM rx.labels) DESC, count(*) DESC, label) AS rn
     FROM rx.terms_found
     GROUP BY person, norm, label
 ) AS ranked
 WHERE rn = 1;
 
--- The texts with every tagged span blanked out (same length, no word character), so that a
--- surface found below can neither overlap a tagged span nor be swallowed by a longer surface
--- that does ("Jo" before an identifier "Ann Lee" that took the "Jo Ann" span).
+-- A span of a label that only may state an attribute (CARDINAL "4:3", kept by terms.sql for
+-- linking and dropped there unless it states a value) never hides a sensitive surface: where
+-- they overlap, the sensitive surface wins. Below, "tagged spans" are the others.
+CREATE OR REPLACE TEMP TABLE blocking AS
+SELECT row_id, attribute, start_pos, end_pos, source
+FROM rx.terms_found
+WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';
+
+CREATE OR REPLACE TEMP TABLE longer_matches AS
+SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
+       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos) AS term, m.needle AS norm
+FROM rx.texts AS t
+JOIN surfaces AS s ON s.person = t.person
+CROSS JOIN unnest(rx_find(t.text, s.needles)) AS u(m);
+
+-- 1. A surface that touches no tagged span is a new term, and so is one that covers tagged
+--    spans, is longer than each and cuts through none ("Dena how" of another post over "Dena"
+--    here); it replaces them. Identifier spans are never covered.
+CREATE OR REPLACE TEMP TABLE chosen AS
+SELECT m.*
+FROM longer_matches AS m
+LEFT JOIN blocking AS f
+  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+GROUP BY ALL
+HAVING bool_and(f.row_id IS NULL OR (
+    m.start_pos <= f.start_pos AND f.end_pos <= m.end_pos AND f.source <> 'identifier'
+    AND f.end_pos - f.start_pos < m.end_pos - m.start_pos));
+
+-- 2. Where a surface only partly overlaps a tagged span, a shorter surface may hide behind it
+--    ("Jo" of "Jo Ann" when the identifier "Ann Lee" took the "Ann"). Those texts are searched
+--    again with every tagged span blanked out (same length, no word character), so that what is
+--    found can neither overlap a tagged span nor be swallowed by a longer surface that does.
+CREATE OR REPLACE TEMP TABLE conflicted AS
+SELECT DISTINCT m.row_id, m.attribute
+FROM longer_matches AS m
+JOIN blocking AS f
+  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+WHERE f.start_pos <> m.start_pos OR f.end_pos <> m.end_pos;
+
 CREATE OR REPLACE TEMP TABLE blanked_texts AS
 WITH ordered AS (
-    SELECT row_id, attribute, start_pos, end_pos,
-           coalesce(lag(end_pos) OVER w, 0) AS previous_end,
-           lead(start_pos) OVER w IS NULL AS is_last
-    FROM rx.terms_found
-    WINDOW w AS (PARTITION BY row_id, attribute ORDER BY start_pos)
+    SELECT f.row_id, f.attribute, f.start_pos, f.end_pos,
+           coalesce(lag(f.end_pos) OVER w, 0) AS previous_end,
+           lead(f.start_pos) OVER w IS NULL AS is_last
+    FROM blocking AS f
+    JOIN conflicted AS c ON c.row_id = f.row_id AND c.attribute = f.attribute
+    WINDOW w AS (PARTITION BY f.row_id, f.attribute ORDER BY f.start_pos)
 ),
 pieces AS (
     SELECT o.row_id, o.attribute, o.start_pos,
@@ -36,27 +76,34 @@ pieces AS (
     FROM ordered AS o
     JOIN rx.texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
 )
-SELECT t.row_id, t.person, t.attribute, t.text, coalesce(b.text, t.text) AS blanked
+SELECT t.row_id, t.person, t.attribute, t.text, b.text AS blanked
 FROM rx.texts AS t
-LEFT JOIN (
+JOIN (
     SELECT row_id, attribute, string_agg(piece, '' ORDER BY start_pos) AS text
     FROM pieces
     GROUP BY row_id, attribute
 ) AS b ON b.row_id = t.row_id AND b.attribute = t.attribute;
 
-CREATE OR REPLACE TEMP TABLE surface_matches AS
+INSERT INTO chosen
 SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos) AS term, m.needle AS norm
+       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos), m.needle
 FROM blanked_texts AS t
 JOIN surfaces AS s ON s.person = t.person
-CROSS JOIN unnest(rx_find(t.blanked, s.needles)) AS u(m);
+CROSS JOIN unnest(rx_find(t.blanked, s.needles)) AS u(m)
+WHERE NOT EXISTS (
+    SELECT 1 FROM chosen AS c
+    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < m.end_pos AND m.start_pos < c.end_pos
+);
+
+-- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
+--    spans of labels that only may state an attribute).
+DELETE FROM rx.terms_found AS f
+WHERE EXISTS (
+    SELECT 1 FROM chosen AS m
+    WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+);
 
 INSERT INTO rx.terms_found
 SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, l.label, 'match'
-FROM surface_matches AS m
-JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm
-WHERE NOT EXISTS (
-    SELECT 1 FROM rx.terms_found AS f
-    WHERE f.row_id = m.row_id AND f.attribute = m.attribute
-      AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-);
+FROM chosen AS m
+JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm;

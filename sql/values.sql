@@ -23,4 +23,5 @@ FROM v
 LEFT JOIN rx.ordinal_order AS o ON o.attribute = v.attribute AND o.value = v.txt;
 
 CREATE OR REPLACE VIEW rx.values_unparsed AS
-SELECT attribute, txt FROM rx.qi_values WHERE kind = 'date' AND txt IS NOT NULL AND day IS NULL;
+-- (An empty date string is a missing date, not a bad one.)
+SELECT attribute, txt FROM rx.qi_values WHERE kind = 'date' AND trim(txt) <> '' AND day IS NULL;

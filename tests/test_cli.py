@@ -56,11 +56,12 @@ def test_verify_fails_on_a_tampered_release(tmp_path):
     assert cli("apply", db, "--config", str(tmp_path / "rx.toml")).returncode == 0
     con = duckdb.connect(db)
     con.execute("UPDATE rx.audit SET age = '36' WHERE person = 1")  # person 1 now stands alone
-    con.execute("UPDATE rx.replacements SET replacement = 'Pedro', end_pos = start_pos WHERE norm = 'pedro'")
+    con.execute("UPDATE rx.audit SET text = text || ' Ben again.' WHERE person = 3")
     con.close()
     r = cli("verify", db)
     assert r.returncode == 1
     assert "FAIL class of 1 persons" in r.stderr and "LEAK" in r.stderr
+    assert "rows of the release differ from the audit" in r.stderr
 
 
 def test_bad_input_gives_one_line_and_exit_2(tmp_path):

@@ -198,7 +198,7 @@ def _links(text):
     ("I was born on 2004-05-14 exactly.", ("day", "2004-05-14")),
     ("Posted 14.05.2004 late.", ("day", "14.05.2004")),
     ("Posted 05/14/2004 late.", ("day", "05/14/2004")),
-    ("On the 14th of May 2004 we met.", ("day", "14th of May 2004")),
+    ("On the 14th of May 2004 we met.", ("day", "the 14th of May 2004")),  # a date term is replaced whole
     ("Since 2004 I blog.", ("day", "2004")),
     ("I love pisces and science.", ("sign", "pisces")),
     ("I love pisces and science.", ("topic", "science")),

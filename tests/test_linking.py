@@ -44,6 +44,10 @@ def test_numbers_inside_phrases_state_the_age(text, stated):
     assert links and links[0][2] == stated
 
 
+def test_a_day_in_a_date_is_not_an_age():
+    assert not [l for l in linked("See you on June 17, 2003.", age=17) if l[1] == "age"]
+
+
 def test_another_number_is_not_linked():
     assert not [l for l in linked("I am 37 years old.") if l[1] == "age"]
 
@@ -52,7 +56,7 @@ def test_another_number_is_not_linked():
     ("That was on 14 May 2004, a Friday.", "14 May 2004"),
     ("It happened on May 14, 2004.", "May 14, 2004"),
     ("Back in May 2004 things were different.", "May 2004"),
-    ("The year 2004 was great.", "2004"),
+    ("The year 2004 was great.", "The year 2004"),  # a date term is replaced whole
 ])
 def test_dates_that_agree_are_linked(text, stated):
     links = [l for l in linked(text) if l[1] == "day"]

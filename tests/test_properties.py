@@ -75,8 +75,8 @@ def build(people):
 
 
 def unreplaced_leaks(con):
-    """Occurrences of a suppressed surface, in the person's original texts, outside every replacement
-    (an occurrence inside a longer term belongs to that term)."""
+    """Occurrences of a suppressed surface, in the person's original texts, with a letter or digit
+    left unreplaced (an occurrence inside a longer term belongs to that term)."""
     leaks = []
     suppressed = {}
     for person, norm in rows(con, "SELECT DISTINCT person, norm FROM rx.replacements WHERE reason = 'suppressed'"):
@@ -87,7 +87,9 @@ def unreplaced_leaks(con):
         for norm in suppressed.get(person, ()):
             for m in re.finditer(rf"(?<!\w){re.escape(norm)}(?!\w)", text, re.IGNORECASE):
                 inside_longer_term = any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start() for s, e in terms)
-                if not inside_longer_term and not any(s <= m.start() and m.end() <= e for s, e in spans):
+                # every letter and digit of the occurrence lies under some replacement
+                replaced = all(any(s <= p < e for s, e in spans) for p in range(m.start(), m.end()) if text[p].isalnum())
+                if not inside_longer_term and not replaced:
                     leaks.append((row_id, norm))
     return leaks
 

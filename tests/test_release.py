@@ -48,3 +48,12 @@ def test_row_order_does_not_follow_person_or_row_id(demo_con):
     order = rows(demo_con, "SELECT partition_id, row_id FROM rx.audit")
     assert [p for p, _ in order] == sorted(p for p, _ in order)  # grouped by partition
     assert scalar(demo_con, "SELECT count(*) FROM rx.release") == 9
+
+
+def test_released_spans_point_into_the_released_text(demo_con):
+    for row_id, attribute, kind, s, e in rows(demo_con, "SELECT * FROM rx.released_spans"):
+        released = rows(demo_con, "SELECT text FROM rx.released_texts WHERE row_id = ? AND attribute = ?", [row_id, attribute])[0][0]
+        if kind == "replacement":
+            assert released[s:e] in {r[0] for r in rows(demo_con, "SELECT replacement FROM rx.replacements WHERE row_id = ?", [row_id])}
+        else:
+            assert released[s:e] in {r[0] for r in rows(demo_con, "SELECT term FROM rx.terms WHERE row_id = ?", [row_id])}
