@@ -79,6 +79,15 @@ def _report_verdict(v) -> None:
         click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
 
 
+def _verify_and_exit(con, schema: str, k: int | None = None) -> None:
+    """Verify the release, report the verdict, and exit 0 only when it holds."""
+    from .verify import verify
+    v = verify(con, schema, k)
+    _report_verdict(v)
+    con.close()
+    sys.exit(0 if v.ok else 1)
+
+
 @click.group()
 @click.version_option(package_name="rxanon-sql")
 def main() -> None:
@@ -97,7 +106,6 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
     the release and its NCP."""
     import tomllib
     from .demo import CONFIG, write_demo_database
-    from .verify import verify
     con = _connect(db)
     write_demo_database(con)
     try:
@@ -110,10 +118,7 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
     _print_release(con, cfg.schema)
     click.echo("")
     _print_measures(con, cfg.schema)
-    v = verify(con, cfg.schema)
-    _report_verdict(v)
-    con.close()
-    sys.exit(0 if v.ok else 1)
+    _verify_and_exit(con, cfg.schema)
 
 
 @main.command(name="apply")
@@ -128,7 +133,6 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
               "listed in [text.operators] keep theirs).")
 def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
-    from .verify import verify
     try:
         cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
                                                       operator=operator)
@@ -141,10 +145,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
     _print_measures(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
-    v = verify(con, cfg.schema)
-    _report_verdict(v)
-    con.close()
-    sys.exit(0 if v.ok else 1)
+    _verify_and_exit(con, cfg.schema)
 
 
 @main.command(name="verify")
@@ -153,15 +154,11 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
 @click.option("--k", type=int, help="Check against this k instead of the run's.")
 def verify_cmd(db: str, schema: str, k) -> None:
     """Exit 0 when the release in DB is k-anonymous and leaks no suppressed term; else list what fails."""
-    from .verify import verify
     con = _connect(db, read_only=True)
     try:
-        v = verify(con, schema, k)
+        _verify_and_exit(con, schema, k)
     except duckdb.CatalogException:
         _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
-    _report_verdict(v)
-    con.close()
-    sys.exit(0 if v.ok else 1)
 
 
 @main.command()

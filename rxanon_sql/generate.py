@@ -320,10 +320,9 @@ def prefill_cache(con: duckdb.DuckDBPyConnection, cfg) -> int:
     """Copy the generator's entity spans into `<schema>.ner_cache` under cfg's recognizer
     fingerprint, for the texts the cache lacks; returns how many texts were added."""
     from .recognize import fingerprint
-    from .sqlrun import ident, run, run_file, table
-    from sqlglot import exp
+    from .sqlrun import create_schema, run_file, table
     s = cfg.schema
-    run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
+    create_schema(con, s)
     run_file(con, "ner_cache", s)
     cache = table("ner_cache", s).sql("duckdb")
     before = con.execute(f"SELECT count(*) FROM {cache}").fetchall()[0][0]

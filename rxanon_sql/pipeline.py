@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import duckdb
-from sqlglot import exp
 
 from . import __version__
 from .config import Config
@@ -25,7 +24,7 @@ from .persons import build_persons
 from .recognize import build_terms, build_texts, fill_cache, fingerprint
 from .recoding import recode
 from .release import release
-from .sqlrun import ident, run, run_file, table
+from .sqlrun import create_schema, run_file, table
 from .udf import register_find
 from .faults import fault_point
 from .months import month_names
@@ -95,7 +94,7 @@ def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
 
 def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], fingerprint: str) -> None:
     """The schema, the parameters, rx.dataset and rx.qi_values: where every input error shows."""
-    run(con, exp.Create(this=exp.Table(this=ident(cfg.schema)), kind="SCHEMA", exists=True))
+    create_schema(con, cfg.schema)
     _write_parameters(con, cfg, fingerprint)
     build_dataset(con, cfg, types)
     build_values(con, cfg, types)

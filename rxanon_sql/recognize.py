@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from .config import Config
 from .join import source_query
-from .sqlrun import col, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, create_schema, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner
@@ -52,7 +52,7 @@ def _texts_of(source: exp.Expression, cfg: Config, with_rows: bool) -> exp.Expre
 def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> int:
     """Recognize the texts of the source that the cache lacks; returns how many were recognized."""
     s = cfg.schema
-    run(con, exp.Create(this=exp.Table(this=ident(s)), kind="SCHEMA", exists=True))
+    create_schema(con, s)
     run_file(con, "ner_cache", s)
     if not cfg.text_columns:
         return 0
@@ -123,4 +123,5 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "propagate", cfg.schema)
+    for name in ("propagate", "rebuild_texts", "propagate_blanked"):
+        run_file(con, name, cfg.schema)

@@ -46,7 +46,8 @@ def _release_query(cfg: Config, columns: list[str], audit: bool) -> exp.Select:
 
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    run_file(con, "release_text", s)
+    for name in ("release_edits", "rebuild_texts", "release_text"):
+        run_file(con, name, s)
     columns = [r[0] for r in con.execute(f"DESCRIBE {table('dataset', s).sql('duckdb')}").fetchall()]
     salt = secrets.token_hex(16)
     for name, audit in (("release", False), ("audit", True)):

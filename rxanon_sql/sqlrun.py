@@ -84,6 +84,10 @@ def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=
     return con.execute(statement.sql(dialect=DIALECT), params)
 
 
+def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
+    run(con, exp.Create(this=exp.Table(this=ident(schema)), kind="SCHEMA", exists=True))
+
+
 def union_all(selects: list[exp.Select]) -> exp.Expression:
     result: exp.Expression = selects[0]
     for s in selects[1:]:

@@ -59,51 +59,8 @@ JOIN blocking AS f
   ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 WHERE f.start_pos <> m.start_pos OR f.end_pos <> m.end_pos;
 
-CREATE OR REPLACE TEMP TABLE blanked_texts AS
-WITH ordered AS (
-    SELECT f.row_id, f.attribute, f.start_pos, f.end_pos,
-           coalesce(lag(f.end_pos) OVER w, 0) AS previous_end,
-           lead(f.start_pos) OVER w IS NULL AS is_last
-    FROM blocking AS f
-    JOIN conflicted AS c ON c.row_id = f.row_id AND c.attribute = f.attribute
-    WINDOW w AS (PARTITION BY f.row_id, f.attribute ORDER BY f.start_pos)
-),
-pieces AS (
-    SELECT o.row_id, o.attribute, o.start_pos,
-           substring(t.text, o.previous_end + 1, o.start_pos - o.previous_end)
-           || repeat(chr(1), o.end_pos - o.start_pos)
-           || CASE WHEN o.is_last THEN substring(t.text, o.end_pos + 1) ELSE '' END AS piece
-    FROM ordered AS o
-    JOIN rx.texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
-)
-SELECT t.row_id, t.person, t.attribute, t.text, b.text AS blanked
-FROM rx.texts AS t
-JOIN (
-    SELECT row_id, attribute, string_agg(piece, '' ORDER BY start_pos) AS text
-    FROM pieces
-    GROUP BY row_id, attribute
-) AS b ON b.row_id = t.row_id AND b.attribute = t.attribute;
-
-INSERT INTO chosen
-SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos), m.needle
-FROM blanked_texts AS t
-JOIN surfaces AS s ON s.person = t.person
-CROSS JOIN unnest(rx_find(t.blanked, s.needles)) AS u(m)
-WHERE NOT EXISTS (
-    SELECT 1 FROM chosen AS c
-    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < m.end_pos AND m.start_pos < c.end_pos
-);
-
--- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
---    spans of labels that only may state an attribute).
-DELETE FROM rx.terms_found AS f
-WHERE EXISTS (
-    SELECT 1 FROM chosen AS m
-    WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-);
-
-INSERT INTO rx.terms_found
-SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, l.label, 'match'
-FROM chosen AS m
-JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm;
+-- The blanks (applied by rebuild_texts.sql; propagate_blanked.sql continues from there).
+CREATE OR REPLACE TEMP TABLE text_edits AS
+SELECT f.row_id, f.attribute, f.start_pos, f.end_pos, repeat(chr(1), f.end_pos - f.start_pos) AS replacement
+FROM blocking AS f
+JOIN conflicted AS c ON c.row_id = f.row_id AND c.attribute = f.attribute;

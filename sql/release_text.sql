@@ -1,27 +1,9 @@
--- The recoded texts: each text is rebuilt from the pieces between replacements, in order.
+-- The recoded texts: each text with its replacements applied (release.py runs
+-- release_edits.sql, then rebuild_texts.sql, then this file), or as written when it has none.
 CREATE OR REPLACE TABLE rx.released_texts AS
-WITH ordered AS (
-    SELECT row_id, attribute, start_pos, end_pos, replacement,
-           coalesce(lag(end_pos) OVER w, 0) AS previous_end,
-           lead(start_pos) OVER w IS NULL AS is_last
-    FROM rx.replacements
-    WINDOW w AS (PARTITION BY row_id, attribute ORDER BY start_pos)
-),
-pieces AS (
-    SELECT o.row_id, o.attribute, o.start_pos,
-           substring(t.text, o.previous_end + 1, o.start_pos - o.previous_end)
-           || o.replacement
-           || CASE WHEN o.is_last THEN substring(t.text, o.end_pos + 1) ELSE '' END AS piece
-    FROM ordered AS o
-    JOIN rx.texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
-)
 SELECT t.row_id, t.attribute, coalesce(r.text, t.text) AS text
 FROM rx.texts AS t
-LEFT JOIN (
-    SELECT row_id, attribute, string_agg(piece, '' ORDER BY start_pos) AS text
-    FROM pieces
-    GROUP BY row_id, attribute
-) AS r ON r.row_id = t.row_id AND r.attribute = t.attribute;
+LEFT JOIN rebuilt_texts AS r ON r.row_id = t.row_id AND r.attribute = t.attribute;
 
 -- Where each replacement, and each term left as written, stands in the released text: the leak
 -- check tells a suppressed surface written out from one that is part of a replacement (a

@@ -1,0 +1,30 @@
+-- Propagation, continued (see propagate.sql): the conflicted texts with their tagged spans
+-- blanked out are searched again, and the chosen occurrences become terms.
+CREATE OR REPLACE TEMP TABLE blanked_texts AS
+SELECT t.row_id, t.person, t.attribute, t.text, b.text AS blanked
+FROM rx.texts AS t
+JOIN rebuilt_texts AS b ON b.row_id = t.row_id AND b.attribute = t.attribute;
+
+INSERT INTO chosen
+SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
+       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos), m.needle
+FROM blanked_texts AS t
+JOIN surfaces AS s ON s.person = t.person
+CROSS JOIN unnest(rx_find(t.blanked, s.needles)) AS u(m)
+WHERE NOT EXISTS (
+    SELECT 1 FROM chosen AS c
+    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < m.end_pos AND m.start_pos < c.end_pos
+);
+
+-- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
+--    spans of labels that only may state an attribute).
+DELETE FROM rx.terms_found AS f
+WHERE EXISTS (
+    SELECT 1 FROM chosen AS m
+    WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+);
+
+INSERT INTO rx.terms_found
+SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, l.label, 'match'
+FROM chosen AS m
+JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm;

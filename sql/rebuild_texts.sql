@@ -1,0 +1,23 @@
+-- Text edits applied: every text of `text_edits` (row_id, attribute, start_pos, end_pos,
+-- replacement; non-overlapping spans) is rebuilt from the pieces between the edits, in order,
+-- into `rebuilt_texts` (row_id, attribute, text). Texts without an edit are left out. Used for
+-- the release (edits = the replacements) and by propagation (edits = blanked spans).
+CREATE OR REPLACE TEMP TABLE rebuilt_texts AS
+WITH ordered AS (
+    SELECT row_id, attribute, start_pos, end_pos, replacement,
+           coalesce(lag(end_pos) OVER w, 0) AS previous_end,
+           lead(start_pos) OVER w IS NULL AS is_last
+    FROM text_edits
+    WINDOW w AS (PARTITION BY row_id, attribute ORDER BY start_pos)
+),
+pieces AS (
+    SELECT o.row_id, o.attribute, o.start_pos,
+           substring(t.text, o.previous_end + 1, o.start_pos - o.previous_end)
+           || o.replacement
+           || CASE WHEN o.is_last THEN substring(t.text, o.end_pos + 1) ELSE '' END AS piece
+    FROM ordered AS o
+    JOIN rx.texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
+)
+SELECT row_id, attribute, string_agg(piece, '' ORDER BY start_pos) AS text
+FROM pieces
+GROUP BY row_id, attribute;
