@@ -4,7 +4,7 @@ A term that not every person of its partition has is replaced by the operator of
 (`[text.operators]`, else `anonymization.operator`):
 
 - `label`: `[PERSON]` (the paper's behaviour); `mask`: a fixed string (`anonymization.mask`);
-- `tag`: `[PERSON_3]`, numbered per person and label in order of first occurrence;
+- `tag`: `[PERSON_3]`, numbered per label over the release, so that no two persons share a tag;
 - `pseudonymize`: a surrogate from `udfs/surrogates.py`, keyed by hmac(secret, person, label,
   norm), drawn again until it equals no original value and is shared with no other person;
 - `generalize`: the lowest node of a hierarchy (place: city → US state → country → continent,
@@ -253,7 +253,7 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
         if _count(con, "gen_shown") == _count(con, "gen_candidates"):
             break
         run(con, "CREATE OR REPLACE TEMP TABLE gen_candidates AS SELECT * FROM gen_shown")
-    run_file(con, "operator_suppressed", s)
+    run_file(con, "operator_suppressed", s, salt=secrets.token_hex(16))
     register_find(con)
     register_identifier_search(con, s)
     register_surrogates(con, cfg, _secret(cfg))

@@ -8,11 +8,15 @@ FROM gen_choice
 WHERE NOT kept;
 
 -- One row per replaced term (person, label, norm): its operator (the label's, else the default;
--- generalize falls back when no node is shared) and its tag number, counted per person and label
--- in order of first occurrence (not alphabetically, which would tell something of the term).
+-- generalize falls back when no node is shared) and its tag number. Tags are numbered per label
+-- over the whole release, so that no two persons share one: "[PERSON_1]" in two persons' texts
+-- would read as the same person. The persons come in partition order and, inside a partition,
+-- in the order of a hash keyed with a per-run salt (the input order would tell how the rows were
+-- stored); a person's terms in order of first occurrence (alphabetical order would tell
+-- something of the term).
 CREATE OR REPLACE TABLE rx.operator_terms AS
 WITH occurrences AS (
-    SELECT t.person, t.label, t.norm, t.row_id, t.attribute, t.start_pos,
+    SELECT t.person, p.partition_id, t.label, t.norm, t.row_id, t.attribute, t.start_pos,
            row_number() OVER (PARTITION BY t.person, t.label, t.norm ORDER BY t.row_id, t.attribute, t.start_pos) AS occurrence
     FROM rx.terms AS t
     JOIN rx.partitions AS p ON p.person = t.person
@@ -20,7 +24,7 @@ WITH occurrences AS (
     WHERE t.linked_attribute IS NULL AND (k.norm IS NULL OR t.source = 'identifier')
 ),
 firsts AS (
-    SELECT f.person, f.label, f.norm, f.row_id, f.attribute, f.start_pos,
+    SELECT f.person, f.partition_id, f.label, f.norm, f.row_id, f.attribute, f.start_pos,
            g.display AS generalized, coalesce(o.operator, s.operator) AS configured, s.fallback
     FROM occurrences AS f
     CROSS JOIN rx.operator_settings AS s
@@ -33,5 +37,6 @@ SELECT person, label, norm,
             WHEN configured = 'generalize' THEN fallback
             ELSE configured END AS operator,
        generalized,
-       row_number() OVER (PARTITION BY person, label, generalized IS NULL ORDER BY row_id, attribute, start_pos) AS tag
+       row_number() OVER (PARTITION BY label, generalized IS NULL
+                          ORDER BY partition_id, md5($salt || CAST(person AS VARCHAR)), row_id, attribute, start_pos) AS tag
 FROM firsts;

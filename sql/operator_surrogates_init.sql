@@ -3,7 +3,8 @@
 -- Dates and times are shifted by one offset per person and label: a redraw moves all of them.
 CREATE OR REPLACE TEMP TABLE surrogate_keys AS
 SELECT person, label, norm, CAST(person AS VARCHAR) AS person_key, 0 AS attempt,
-       CAST(NULL AS VARCHAR) AS canon, false AS drawn, label IN ('DATE', 'TIME') AS shifted
+       CAST(NULL AS VARCHAR) AS canon, false AS drawn, CAST(NULL AS BOOLEAN) AS own_bad,
+       label IN ('DATE', 'TIME') AS shifted
 FROM rx.operator_terms
 WHERE operator = 'pseudonymize';
 

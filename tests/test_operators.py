@@ -86,15 +86,20 @@ def test_mask_and_tag_texts():
     assert "My name is ###, I\u2019m a [36-37] years old ### from ###." in [r[0] for r in rows(con, "SELECT text FROM rx.release")]
     con = demo(operator="tag")
     texts = dict(rows(con, "SELECT row_id, text FROM rx.audit"))
-    assert texts[1] == "My name is [PERSON_1], I\u2019m a [36-37] years old [JOB_1] from [GPE_1]."
+    assert re.fullmatch(r"My name is \[PERSON_\d\], I\u2019m a \[36-37\] years old \[JOB_\d\] from \[GPE_\d\]\.", texts[1])
     # person 4: scientist first, then biologist (order of first occurrence, not alphabetical)
-    assert "[JOB_1]" in texts[5] and "[JOB_2]" in texts[7]
+    first, second = (int(re.search(r"\[JOB_(\d)\]", texts[r]).group(1)) for r in (5, 7))
+    assert second == first + 1
+    # no tag in two persons' texts: all three JOB tags of persons 1 and 4 differ
+    tags = rows(con, "SELECT person, list(DISTINCT r) FROM rx.audit, unnest(regexp_extract_all(text, '\\[[A-Z]+_\\d+\\]')) AS u(r) GROUP BY person")
+    owners = [t for _, ts in tags for t in ts]
+    assert len(owners) == len(set(owners)) and len(owners) >= 6
 
 
 def test_per_label_operators():
     con = demo(label_operators={"PERSON": "pseudonymize", "GPE": "generalize"}, operator="tag", secret="x")
     text = rows(con, "SELECT text FROM rx.audit WHERE row_id = 1")[0][0]
-    assert re.fullmatch(r"My name is [A-Z][a-z]+, I\u2019m a \[36-37\] years old \[JOB_1\] from North America\.", text), text
+    assert re.fullmatch(r"My name is [A-Z][a-z]+, I\u2019m a \[36-37\] years old \[JOB_\d\] from North America\.", text), text
     assert verify(con).ok
 
 
@@ -231,6 +236,48 @@ def test_dates_keep_format_and_shift_by_one_offset():
     assert len(offsets) > 30 and all(183 <= abs(d) <= 730 and d % 7 for d in offsets)
 
 
+def test_one_round_of_draws_rejects_what_the_rules_forbid():
+    """sql/operator_surrogates.sql on hand-set draws: each forbidden draw is caught, and the
+    joined per-person search does not match across two draws."""
+    from rxanon_sql.identifiers import register_identifier_search
+    from rxanon_sql.sqlrun import run_file
+    from rxanon_sql.udf import register_find
+    draws = {  # (person, label, norm) -> surrogate
+        ("1", "PERSON", "ann"): "ann",                    # the term itself
+        ("1", "PERSON", "bob"): "carl",                   # an original value of the label
+        ("1", "ORG", "acme"): "the bob company",          # contains a replaced term of the person
+        ("1", "ORG", "ibm"): "dell",                      # acceptable
+        ("1", "GPE", "new york"): "lyon",                 # acceptable
+        ("1", "GPE", "oslo"): "new",                      # acceptable, and so is the next: the
+        ("1", "GPE", "rome"): "york",                     #   search text "…new<chr(1)>york" has no "new york"
+        ("2", "PERSON", "ann"): "dora",                   # acceptable
+        ("3", "PERSON", "ann"): "dora",                   # shares person 2's surrogate of "ann"
+        ("2", "ORG", "acme"): "globex",                   # acceptable
+        ("2", "ORG", "ibm"): "globex",                    # a second term of person 2 with it
+        ("2", "GPE", "paris"): "mail me at x@y.org",      # contains a direct identifier
+    }
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA rx")
+    con.execute("CREATE TABLE rx.identifier_values (norm VARCHAR)")
+    con.execute("INSERT INTO rx.identifier_values VALUES ('x@y.org')")
+    con.execute("CREATE TEMP TABLE surrogate_keys (person VARCHAR, label VARCHAR, norm VARCHAR, person_key VARCHAR, "
+                "attempt INTEGER, canon VARCHAR, drawn BOOLEAN, own_bad BOOLEAN, shifted BOOLEAN)")
+    con.executemany("INSERT INTO surrogate_keys VALUES (?, ?, ?, ?, 0, NULL, false, NULL, false)",
+                    [[p, l, n, p] for p, l, n in draws])
+    con.execute("CREATE TEMP TABLE surrogate_needles AS SELECT person, list_sort(list(DISTINCT norm)) AS needles "
+                "FROM surrogate_keys GROUP BY person")
+    con.execute("CREATE TEMP TABLE original_norms AS SELECT DISTINCT person, label, norm FROM surrogate_keys "
+                "UNION ALL SELECT '9', 'PERSON', 'carl' UNION ALL SELECT '9', 'GPE', 'new york'")
+    con.create_function("rx_surrogate", lambda p, l, n, s, a: draws[(p, l, n)],
+                        ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"], "VARCHAR")
+    register_find(con)
+    register_identifier_search(con, "rx")
+    run_file(con, "operator_surrogates", "rx")
+    bad = set(rows(con, "SELECT person, label, norm FROM surrogate_bad"))
+    assert bad == {("1", "PERSON", "ann"), ("1", "PERSON", "bob"), ("1", "ORG", "acme"),
+                   ("3", "PERSON", "ann"), ("2", "ORG", "ibm"), ("2", "GPE", "paris")}
+
+
 # --- properties over random datasets ----------------------------------------------------------
 
 NAMES = ["Alice Walker", "Omar", "Chen Li", "Maria", "John Smith"]
@@ -303,6 +350,13 @@ def test_tags_and_surrogates_are_consistent_and_unlinkable(people, k, operator, 
             # no original value among the surrogates (dates: none of the person's own)
             assert rep not in originals[person] and (label == "DATE" or rep not in all_norms), (rep, norm)
     if operator == "pseudonymize":
+        # no surrogate contains one of its person's replaced terms as a word
+        replaced = {}
+        for person, _, norm in per_term:
+            replaced.setdefault(person, set()).add(norm)
+        for (person, label, norm), (rep,) in per_term.items():
+            for other in replaced[person]:
+                assert not re.search(rf"(?<!\w){re.escape(other)}(?!\w)", rep), (rep, other)
         # never shared across persons for the same suppressed term (independent draws)
         for (label, norm), reps_ in by_term.items():
             if label != "DATE":
@@ -317,7 +371,11 @@ def test_tags_and_surrogates_are_consistent_and_unlinkable(people, k, operator, 
             deltas = {(new - old).days for old, new in pairs.items()}
             assert len(deltas) == 1 and 0 not in deltas
     else:
-        # tag numbers of a person are 1..n in order of first occurrence: they come from the
-        # person's own texts only, so they carry nothing of the term and link no two persons
-        tags = rows(con, "SELECT person, label, list(tag ORDER BY tag) FROM rx.operator_terms GROUP BY ALL")
-        assert all(t == list(range(1, len(t) + 1)) for _, _, t in tags)
+        # never shared across persons, whatever the term: a tag names one term of one person
+        owners = {}
+        for (person, label, norm), (rep,) in per_term.items():
+            assert owners.setdefault(rep, person) == person, (rep, person, owners[rep])
+        # numbered 1..n per label over the release, a person's tags in order of first occurrence
+        tags = rows(con, "SELECT label, list(tag ORDER BY tag) FROM rx.operator_terms "
+                         "WHERE generalized IS NULL GROUP BY ALL")
+        assert all(t == list(range(1, len(t) + 1)) for _, t in tags)

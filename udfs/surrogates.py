@@ -349,7 +349,18 @@ def _names(locale: str) -> dict[str, tuple]:
     lists["is_female"] = frozenset(out["female"] - out["male"])
     lists["is_first"] = frozenset(out["male"] | out["female"])
     lists["is_last"] = frozenset(out["last"])
+    # Names by initial, so that a draw looks only at the names of its mapped letter.
+    lists["by_initial"] = {pool: _by_initial(lists[pool]) for pool in ("male", "female", "any", "last")}
+    lists["by_initial"]["any+last"] = _by_initial(lists["any"] + lists["last"])
+    lists["initials"] = [frozenset(lists["by_initial"][k]) for k in ("male", "female", "last")]
     return lists
+
+
+def _by_initial(names) -> dict[str, tuple]:
+    out: dict[str, list] = {}
+    for n in names:
+        out.setdefault(n[:1].upper(), []).append(n)
+    return {c: tuple(v) for c, v in out.items()}
 
 
 class Surrogates:
@@ -380,12 +391,12 @@ class Surrogates:
             if d % 7 and d not in (365, 366, 730):
                 return d if r.random() < 0.5 else -d
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - one map per person, drawn once, not once per name
     def letter_map(self, person: str) -> dict[str, str]:
         # Letters that start male, female and family names of the locale map among themselves
         # (so a mapped name can keep its gender); the rare ones among themselves.
         r = self.rng(person, "letters")
-        lists = _names(self.locale)
-        initials = [{n[:1].upper() for n in lists[k]} for k in ("male", "female", "last")]
+        initials = _names(self.locale)["initials"]
         common = [c for c in string.ascii_uppercase if all(c in i for i in initials)]
         rare = [c for c in string.ascii_uppercase if c not in common]
         out = {}
@@ -480,17 +491,18 @@ class Surrogates:
             family = len(name_words) > 1 and i == name_words[-1] or \
                 (len(name_words) == 1 and low not in lists["is_first"] and low in lists["is_last"])
             if family:
-                pool = lists["last"]
+                pool = "last"
             elif low in lists["is_male"]:
-                pool = lists["male"]
+                pool = "male"
             elif low in lists["is_female"]:
-                pool = lists["female"]
+                pool = "female"
             else:
-                pool = lists["any"]
+                pool = "any"
             # the mapped first letter if the pool has it, else any name of the locale that has it
-            cands = [n for n in pool if mapped and n[:1].upper() == mapped and n.lower() != low] or \
-                [n for n in lists["any"] + lists["last"] if mapped and n[:1].upper() == mapped and n.lower() != low] or \
-                [n for n in pool if n.lower() != low]
+            by_initial = lists["by_initial"]
+            cands = [n for n in by_initial[pool].get(mapped, ()) if n.lower() != low] or \
+                [n for n in by_initial["any+last"].get(mapped, ()) if n.lower() != low] or \
+                [n for n in lists[pool] if n.lower() != low]
             out.append(_recase_phrase(r.choice(cands), word) + suffix)
         return " ".join(out)
 
