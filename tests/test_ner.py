@@ -84,3 +84,18 @@ def test_a_one_megabyte_text(rec):
     text = "Write to ann@example.org from Paris." + "\n" * 1_100_000 + "Call Omar in Berlin."
     found = labels(rec, text)
     assert ("ann@example.org", "MAIL") in found and ("Berlin", "GPE") in found
+
+
+def test_tagging_a_window_equals_tagging_the_whole_doc(rec):
+    assert rec.context == 4                      # en_core_web_sm: a CNN of 4 layers, window 1
+    whole = Recognizer()
+    whole.context = None
+    # Blog posts (blog_dev_300) in which the POS filter drops a span, away from the edges.
+    texts = ["yea, totally! go val! hehehe, i want to learn to... but not in front of people cause i will fall "
+             "in my ass and DIE!!! haha.",
+             "good god man, that is some delicate work on that hair. bravo. I love it.",
+             "Liz and I went to lake jackson on Sunday picked and picked vine ripe peaches, we returned to the camp "
+             "in matagorda afterward and baked a pie. yummy!!!!!"]
+    got = rec.entities(texts)
+    assert got == whole.entities(texts)
+    assert got != Recognizer(pos_filter=False).entities(texts)

@@ -75,10 +75,42 @@ def _sentence_initial(text: str, start: int) -> bool:
 
 def _suspicious(text: str, ent) -> bool:
     """A name-like span that might be capitalised only by its position: it starts a sentence and
-    no other token of it starts with a capital ("Rainy weather ..."). Only such spans are tagged."""
+    no other token of it starts with a capital ("Rainy weather ..."). Only such spans are tagged.
+    `text` is the doc's text: `doc.text` would rebuild it from the tokens on every call."""
     if ent.label_ not in _NAME_LABELS or not _sentence_initial(text, ent.start_char):
         return False
     return not any(t.text[:1].isupper() for t in ent[1:])
+
+
+# Architectures whose tag of a token is a function of the token and a fixed number of neighbours
+# on each side: per-token embeddings, a CNN of `depth` layers that each widen the view by
+# `window_size` tokens (thinc pads each doc with that many zero rows), a per-token softmax.
+_PER_TOKEN_EMBED = ("spacy.MultiHashEmbed.", "spacy.CharacterEmbed.")
+_WINDOW_ENCODERS = ("spacy.MaxoutWindowEncoder.", "spacy.MishWindowEncoder.")
+
+
+def tag_context(nlp) -> int | None:
+    """How many tokens either side of a token decide its tag, or None where that is not known
+    from the config (e.g. a transformer or an LSTM): then whole docs are tagged."""
+    try:
+        comps = nlp.config["components"]
+        tagger = comps["tagger"]["model"]
+        if not tagger["@architectures"].startswith("spacy.Tagger."):
+            return None
+        t2v = tagger["tok2vec"]
+        if t2v["@architectures"].startswith("spacy.Tok2VecListener."):
+            if t2v.get("upstream") not in ("tok2vec", "*"):
+                return None
+            t2v = comps["tok2vec"]["model"]
+        if not t2v["@architectures"].startswith("spacy.Tok2Vec."):
+            return None
+        embed, encode = t2v["embed"], t2v["encode"]
+        if not embed["@architectures"].startswith(_PER_TOKEN_EMBED) or \
+                not encode["@architectures"].startswith(_WINDOW_ENCODERS):
+            return None
+        return int(encode["window_size"]) * int(encode["depth"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 # spaCy refuses a text longer than nlp.max_length (1,000,000 characters) and its memory grows
@@ -120,6 +152,7 @@ class Recognizer:
         self.guard = vague_temporal_guard
         self.batch_size = batch_size
         self.pos_filter = pos_filter and "tagger" in self.nlp.component_names
+        self.context = tag_context(self.nlp) if self.pos_filter else None
 
     @property
     def version(self) -> str:
@@ -131,37 +164,70 @@ class Recognizer:
             if name in self.nlp.component_names and name not in self.nlp.pipe_names:
                 docs[:] = list(self.nlp.get_pipe(name).pipe(docs, batch_size=self.batch_size))
 
-    def _ner_spans(self, doc) -> list[Span]:
-        spans = []
-        for e in doc.ents:
-            if self.guard and e.label_ in ("DATE", "TIME") and is_vague_temporal(e.text):
-                continue
-            if self.pos_filter and _suspicious(doc.text, e) and not any(t.tag_ in _NOUN_TAGS for t in e):
-                continue
-            spans.append(Span(e.start_char, e.end_char, e.text, e.label_, "ner"))
-        return spans
+    def _nounless(self, docs: list, texts: list[str], ents: list) -> set[tuple[int, int]]:
+        """(doc index, first token) of the suspicious spans in which the tagger finds no noun.
 
-    def docs(self, texts: list[str]) -> list:
+        Where the tagger's view is known to be `tag_context` tokens either side, only the span and
+        that many tokens around it are tagged, as a doc of their own: the tags of the span's tokens
+        are those of the whole doc, at a fraction of the cost on long texts."""
+        found = [(i, e.start, e.end) for i, (t, es) in enumerate(zip(texts, ents)) for e in es if _suspicious(t, e)]
+        if not found:
+            return set()
+        r = self.context
+        if r is None:
+            whole = sorted({i for i, _, _ in found})
+            tagged = [docs[i] for i in whole]
+            self._tag(tagged)
+            by_index = dict(zip(whole, tagged))
+            views = [(by_index[i], s, e) for i, s, e in found]
+        else:
+            from spacy.tokens import Doc
+            views = []
+            for i, s, e in found:
+                d = docs[i]
+                a, b = max(0, s - r), min(len(d), e + r)
+                toks = d[a:b]
+                w = Doc(self.nlp.vocab, words=[t.text for t in toks], spaces=[bool(t.whitespace_) for t in toks])
+                for t, u in zip(toks, w):
+                    if t.norm != u.norm:          # a tokenizer exception's norm ("'m" -> "am")
+                        u.norm_ = t.norm_
+                views.append((w, s - a, e - a))
+            windows = [w for w, _, _ in views]
+            self._tag(windows)
+            views = [(w, s, e) for w, (_, s, e) in zip(windows, views)]
+        return {(i, s) for (i, s, _), (d, a, b) in zip(found, views)
+                if not any(t.tag_ in _NOUN_TAGS for t in d[a:b])}
+
+    def spans(self, texts: list[str]) -> list[list[Span]]:
+        """The NER spans of each text (not None, at most MAX_PIECE long): spaCy's entities less
+        the vague dates and times and the name-like spans without a noun."""
         docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
-        if self.pos_filter:
-            todo = [i for i, d in enumerate(docs) if any(_suspicious(d.text, e) for e in d.ents)]
-            if todo:
-                tagged = [docs[i] for i in todo]
-                self._tag(tagged)
-                for i, d in zip(todo, tagged):
-                    docs[i] = d
-        return docs
+        ents = [d.ents for d in docs]            # doc.ents walks every token: once per doc
+        drop = self._nounless(docs, texts, ents) if self.pos_filter else set()
+        out = []
+        for i, (text, es) in enumerate(zip(texts, ents)):
+            spans = []
+            for e in es:
+                label = e.label_
+                term = text[e.start_char:e.end_char]
+                if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
+                    continue
+                if (i, e.start) in drop:
+                    continue
+                spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
+            out.append(spans)
+        return out
 
     def entities(self, texts: list[str | None]) -> list[list[Span] | None]:
         pieces = [_pieces(t) for t in texts]
-        docs = iter(self.docs([p for ps in pieces for _, p in ps]))
+        found = iter(self.spans([p for ps in pieces for _, p in ps]))
         out: list[list[Span] | None] = []
         for t, ps in zip(texts, pieces):
             if t is None:
                 out.append(None)
                 continue
             ner = [Span(s.start + offset, s.end + offset, s.term, s.label, s.source)
-                   for offset, _ in ps for s in self._ner_spans(next(docs))]
+                   for offset, _ in ps for s in next(found)]
             out.append(merge(ner, self.rules.find(t)) if t else [])
         return out
 
