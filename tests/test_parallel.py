@@ -24,3 +24,20 @@ def test_missing_pipeline_fails_fast():
     from rxanon_sql.udfs.ner import PipelineNotFound
     with pytest.raises(PipelineNotFound):
         ParallelRecognizer(2, pipeline="no_such_pipeline_xyz")
+
+
+def test_slices_cover_the_batch_in_order_and_shrink():
+    from rxanon_sql.udfs.parallel import slices
+    lengths = [50, 3000, 1, 400] * 500
+    cuts = slices(lengths, workers=2, rows=128, least=500)
+    assert cuts[0][0] == 0 and cuts[-1][1] == len(lengths)
+    assert all(a < b and b - a <= 128 for a, b in cuts)
+    assert all(b == c for (_, b), (c, _) in zip(cuts, cuts[1:]))
+    weight = [sum(lengths[a:b]) for a, b in cuts]
+    assert max(weight[-3:]) < max(weight) / 4     # the workers finish together
+    assert slices([], 2, 128) == [] and slices([10], 2, 128) == [(0, 1)]
+
+
+def test_every_worker_is_ready_before_the_pool_is_used():
+    with ParallelRecognizer(2) as pool:
+        assert len(set(pool.pids)) == 2

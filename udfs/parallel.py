@@ -3,8 +3,9 @@
 DuckDB holds the GIL for the whole call of a Python UDF, so threads cannot run spaCy in
 parallel; worker processes can. Each worker loads the pipeline once (`Recognizer` of `ner.py`,
 with the components NER does not need excluded) and pins its math libraries to one thread, so
-that N workers use N cores without oversubscription. A batch that DuckDB hands to the UDF is cut
-into slices that the workers take in turn; the results come back in order.
+that N workers use N cores without oversubscription. A batch that DuckDB hands to the UDF (2,048
+rows) is cut into slices that the workers take in turn; the results come back in order. The
+parent only converts Arrow to Python and back; NER and the rule recognizers run in the workers.
 
 Workers are started with `forkserver` where available (else `spawn`): never `fork`, because the
 parent holds a DuckDB connection and its threads.
@@ -21,6 +22,9 @@ from .ner import ENTITY_ARROW_TYPE, Recognizer
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
 _recognizer: Recognizer | None = None
 _error: BaseException | None = None
+_barrier = None
+# Run once in each worker when it starts: spaCy's first call sets up more than later calls do.
+_WARM_UP = ["Ann Lee wrote to ann@example.org from Paris on 14 May 2004.", "Rainy weather again here in the UK."]
 
 
 class NoRules:
@@ -30,14 +34,16 @@ class NoRules:
         return []
 
 
-def _start(args: tuple) -> None:
+def _start(args: tuple, barrier) -> None:
     # An exception here would make the pool restart the worker forever; keep it for _ready.
-    global _recognizer, _error
+    global _recognizer, _error, _barrier
     pipeline, phone_regions, terms, patterns, guard, batch_size, rules = args
+    _barrier = barrier
     try:
         _recognizer = Recognizer(pipeline, phone_regions, terms, patterns, guard, batch_size)
         if not rules:
             _recognizer.rules = NoRules()
+        _recognizer.entities(_WARM_UP)
     except Exception as e:  # noqa: BLE001 - re-raised in the parent by _ready
         _error = e
 
@@ -49,10 +55,33 @@ def _recognize(texts: list[str | None]) -> list[list[tuple] | None]:
     return [None if r is None else [(s.start, s.end, s.term, s.label, s.source) for s in r] for r in rows]
 
 
-def _ready(_: int) -> bool:
+def _ready(_: int) -> int:
+    # The barrier holds each worker that has taken a task until all have one: so every worker
+    # has loaded its pipeline when the pool is handed over, not just the first to be ready.
     if _error is not None:
+        _barrier.abort()
         raise _error
-    return True
+    _barrier.wait(timeout=600)
+    return os.getpid()
+
+
+def slices(lengths: list[int], workers: int, rows: int, least: int = 2_000) -> list[tuple[int, int]]:
+    """(start, end) of the slices of a batch of texts of the given lengths (characters).
+
+    Guided: a slice holds about a (2 x workers)th of the characters left, at most `rows` texts
+    and at least `least` characters, so that the first slices are large (spaCy batches) and the
+    last ones small, and the workers run out of work at about the same time."""
+    out, lo, n, left = [], 0, len(lengths), sum(lengths)
+    while lo < n:
+        target = max(least, left / (2 * workers))
+        hi, weight = lo + 1, lengths[lo]
+        while hi < n and hi - lo < rows and weight + lengths[hi] <= target:
+            weight += lengths[hi]
+            hi += 1
+        out.append((lo, hi))
+        left -= weight
+        lo = hi
+    return out
 
 
 def to_arrow(rows: list[list[tuple] | None]) -> pa.Array:
@@ -67,7 +96,7 @@ class ParallelRecognizer:
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256,
                  slice_size: int | None = None, rules: bool = True):
         self.workers = workers
-        self.slice_size = slice_size or max(16, batch_size // 2)
+        self.slice_size = slice_size or batch_size
         methods = mp.get_all_start_methods()
         ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
         saved = {v: os.environ.get(v) for v in _THREAD_VARS}
@@ -75,7 +104,7 @@ class ParallelRecognizer:
         try:
             self.pool = ctx.Pool(workers, initializer=_start, initargs=(
                 (pipeline, tuple(phone_regions), dict(terms or {}), dict(patterns or {}), vague_temporal_guard,
-                 batch_size, rules),))
+                 batch_size, rules), ctx.Barrier(workers)))
         finally:
             for v, old in saved.items():
                 if old is None:
@@ -84,19 +113,17 @@ class ParallelRecognizer:
                     os.environ[v] = old
         # Load the pipelines now, so that a missing pipeline fails here and timings exclude loading.
         try:
-            self.pool.map(_ready, range(workers), chunksize=1)
+            self.pids = self.pool.map(_ready, range(workers), chunksize=1)
         except BaseException:
             self.close()
             raise
 
     def entities(self, texts: list[str | None]) -> list[list[tuple] | None]:
-        n = len(texts)
-        if n == 0:
+        if not texts:
             return []
-        size = min(self.slice_size, -(-n // self.workers))
-        slices = [texts[i:i + size] for i in range(0, n, size)]
+        cuts = slices([len(t) if t else 1 for t in texts], self.workers, self.slice_size)
         out: list = []
-        for part in self.pool.imap(_recognize, slices):
+        for part in self.pool.imap(_recognize, [texts[a:b] for a, b in cuts]):
             out.extend(part)
         return out
 
