@@ -3,11 +3,22 @@
 -- is part of a replacement (a recoded set such as "(Leo,Pisces)", a surrogate, a generalized
 -- place) or of a longer term left as written ("Jo" inside a kept "Jo Ann" that the whole
 -- partition shares) is not the suppressed term.
-WITH leak_needles AS (
-    SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
-    FROM rx.replacements
-    WHERE reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
-    GROUP BY person
+-- A surface the person shows anyway is no leak, whatever label another occurrence of it had:
+-- a term the partition keeps, or one generalized to itself in canonical form ("the united
+-- states" shown as "United States", so "the " before a generalized "Houston" reads the same).
+WITH shown AS (
+    SELECT person, norm FROM rx.generalized_terms WHERE level = 0
+    UNION
+    SELECT p.person, k.norm
+    FROM rx.kept_terms AS k
+    JOIN rx.partitions AS p ON p.partition_id = k.partition_id
+),
+leak_needles AS (
+    SELECT r.person, list_sort(array_agg(DISTINCT r.norm)) AS needles
+    FROM rx.replacements AS r
+    WHERE r.reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
+      AND NOT EXISTS (SELECT 1 FROM shown AS s WHERE s.person = r.person AND s.norm = r.norm)
+    GROUP BY r.person
 ),
 hits AS (
     SELECT r.row_id, r.person, r.attribute, m.start_pos, m.end_pos, m.needle

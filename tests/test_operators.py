@@ -161,6 +161,19 @@ def test_a_node_not_shown_by_everyone_is_not_used():
     assert verify(con).ok
 
 
+def test_a_surface_shown_anyway_is_no_leak():
+    # Person 0's "the United States" is generalized to itself (level 0: person 1 shows the US
+    # through "USA"), and so is "Houston": "the Houston metro" is released as "the United States
+    # metro", which reads as the surface of the first term but tells nothing more.
+    con = places_db(["I moved to the United States. Now the Houston metro is slow.",
+                     "Back in the USA, in Chicago."])
+    apply(con, config_from(PLACES.replace('"France"]', '"France", "Houston", "Chicago", "USA", "the United States"]')))
+    texts = [r[0] for r in rows(con, "SELECT body FROM rx.audit ORDER BY row_id")]
+    assert texts == ["I moved to United States. Now the United States metro is slow.",
+                     "Back in the United States, in United States."]
+    assert verify(con).ok
+
+
 def test_tampered_generalization_fails_verify():
     con = places_db(["Paris again.", "Lyon again.", "Munich now."])
     apply(con, config_from(PLACES, k=3))
