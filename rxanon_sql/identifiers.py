@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from .config import Config
 from .sqlrun import col, lit, run, run_file, table, union_all
-from .udfs.find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, find_all
+from .udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
 
 MIN_LENGTH = 3
 
@@ -45,9 +45,10 @@ def register_identifier_search(con: duckdb.DuckDBPyConnection, schema: str) -> N
     needles = tuple(sorted(r[0] for r in con.execute(
         f"SELECT DISTINCT norm FROM {table('identifier_values', schema).sql('duckdb')}").fetchall()))
 
+    searcher = Searcher(needles)
+
     def search(texts: pa.Array) -> pa.Array:
-        return pa.array([[{"start_pos": a, "end_pos": b, "needle": n} for a, b, n in find_all(t, needles)]
-                         for t in texts.to_pylist()], type=MATCH_ARROW_TYPE)
+        return search_arrow(texts, searcher)
     try:
         con.remove_function("rx_find_identifiers")
     except duckdb.Error:

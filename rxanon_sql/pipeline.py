@@ -7,6 +7,7 @@ stays as it was. The user's own tables are only read.
 from __future__ import annotations
 
 import datetime as dt
+import importlib.metadata
 import json
 import time
 from contextlib import contextmanager
@@ -56,7 +57,7 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
             marks = ", ".join("?" * len(rows[0]))
             con.executemany(f"INSERT INTO {table(name, s).sql('duckdb')} VALUES ({marks})", rows)
 
-    insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.operator, cfg.w_a, cfg.w_x, fp)])
+    insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.nominal_order, cfg.operator, cfg.w_a, cfg.w_x, fp)])
     insert("attributes", [(a.name, a.type, i, a.bias, a.match_values) for i, a in enumerate(cfg.attributes)])
     insert("emap", [(a.name, label) for a in cfg.attributes for label in a.emap])
     insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.sensitive_labels])
@@ -66,14 +67,21 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
     insert("month_names", month_names())
 
 
+def _installed(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> None:
     s = cfg.schema
     con.execute(f"""CREATE TABLE IF NOT EXISTS {table('runs', s).sql('duckdb')} (
         run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, lam DOUBLE,
         strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
         texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
-    import spacy
-    versions = {"rxanon_sql": __version__, "duckdb": duckdb.__version__, "spacy": spacy.__version__,
+    # (the installed version, without importing spaCy: a run on a filled NER cache loads no spaCy)
+    versions = {"rxanon_sql": __version__, "duckdb": duckdb.__version__, "spacy": _installed("spacy"),
                 "pipeline": cfg.pipeline}
     rid = con.execute(f"SELECT coalesce(max(run_id), 0) + 1 FROM {table('runs', s).sql('duckdb')}").fetchall()[0][0]
     con.execute(f"INSERT INTO {table('runs', s).sql('duckdb')} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [

@@ -20,6 +20,7 @@ from .sqlrun import col, create_schema, ident, lit, run, run_file, table, union_
 from .faults import fault_point
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner
+from .udfs.find import ITEMS_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow
 
 CHUNK = 20_000
 
@@ -107,17 +108,32 @@ def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
     if cfg.text_columns:
         texts = _texts_of(table("dataset", s), cfg, with_rows=True)
-        query = exp.select("*", exp.alias_(exp.func("md5", col("text")), "text_hash")).from_(
+        # text_id: one number per text, which rx_find_texts carries through a person's texts
+        query = exp.select("*", exp.alias_(exp.func("md5", col("text")), "text_hash"),
+                           exp.alias_(exp.Window(this=exp.RowNumber()), "text_id")).from_(
             exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("t"))))
     else:
         # No text columns: an empty table of the same shape (person keeps its type).
         query = exp.select(col("row_id"), col("person"), *[exp.alias_(exp.cast(exp.null(), "VARCHAR"), n)
-                                                         for n in ("attribute", "text", "text_hash")]) \
+                                                         for n in ("attribute", "text", "text_hash")],
+                            exp.alias_(exp.cast(exp.null(), "BIGINT"), "text_id")) \
             .from_(table("dataset", s)).where(exp.false())
     run(con, exp.Create(this=table("texts", s), kind="TABLE", replace=True, expression=query))
 
 
+def register_find_texts(con: duckdb.DuckDBPyConnection) -> None:
+    """rx_find_texts(items, needles): rx_find over a group of texts that share their needles."""
+    try:
+        con.remove_function("rx_find_texts")
+    except duckdb.Error:
+        pass
+    con.create_function("rx_find_texts", find_texts_arrow,
+                        [duckdb.sqltype(ITEMS_SQL_TYPE), duckdb.sqltype("VARCHAR[]")],
+                        duckdb.sqltype(TEXT_MATCH_SQL_TYPE), type="arrow", side_effects=False)
+
+
 def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+    register_find_texts(con)
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).

@@ -5,7 +5,9 @@
 -- the identifier "Ann Lee" in "Jo Ann Lee" is replaced as a whole.
 CREATE OR REPLACE TEMP TABLE identifier_hits AS
 SELECT t.row_id, t.person, t.attribute, t.text, m.start_pos, m.end_pos, m.needle AS norm
-FROM rx.texts AS t
+-- (without identifier values, no text goes through Python; the same filter outside the
+-- subquery is evaluated per match)
+FROM (SELECT * FROM rx.texts WHERE EXISTS (SELECT 1 FROM rx.identifier_values)) AS t
 CROSS JOIN unnest(rx_find_identifiers(t.text)) AS u(m);
 
 CREATE OR REPLACE TEMP TABLE identifier_matches AS

@@ -12,12 +12,21 @@ JOIN rx.attributes AS a ON a.attribute = v.attribute
 WHERE a.kind IN ('nominal', 'ordinal') AND a.match_values AND v.txt IS NOT NULL AND v.txt <> '(missing)'
 GROUP BY v.row_id;
 
+-- One search call per needle set (mostly a person's), not per text.
 CREATE OR REPLACE TEMP TABLE mentions AS
-SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos) AS term, m.needle AS norm
-FROM rx.texts AS t
-JOIN mention_needles AS n ON n.row_id = t.row_id
-CROSS JOIN unnest(rx_find(t.text, n.needles)) AS u(m);
+SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
+       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
+FROM (
+    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
+    FROM (
+        SELECT n.needles, array_agg(struct_pack(id := t.text_id, text := t.text)) AS items
+        FROM rx.texts AS t
+        JOIN mention_needles AS n ON n.row_id = t.row_id
+        GROUP BY n.needles
+    ) AS g
+    CROSS JOIN unnest(rx_find_texts(g.items, g.needles)) AS u(m)
+) AS f
+JOIN rx.texts AS t ON t.text_id = f.text_id;
 
 INSERT INTO rx.terms_found
 SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm,

@@ -28,12 +28,24 @@ SELECT row_id, attribute, start_pos, end_pos, source
 FROM rx.terms_found
 WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';
 
+-- One search call per person, not per text: the person's needles cross into Python once.
 CREATE OR REPLACE TEMP TABLE longer_matches AS
-SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos) AS term, m.needle AS norm
-FROM rx.texts AS t
-JOIN surfaces AS s ON s.person = t.person
-CROSS JOIN unnest(rx_find(t.text, s.needles)) AS u(m);
+WITH person_texts AS (
+    SELECT person, array_agg(struct_pack(id := text_id, text := text)) AS items
+    FROM rx.texts
+    WHERE person IN (SELECT person FROM surfaces)
+    GROUP BY person
+),
+found AS (
+    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
+    FROM person_texts AS p
+    JOIN surfaces AS s ON s.person = p.person
+    CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m)
+)
+SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
+       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
+FROM found AS f
+JOIN rx.texts AS t ON t.text_id = f.text_id;
 
 -- 1. A surface that touches no tagged span is a new term, and so is one that covers tagged
 --    spans, is longer than each and cuts through none ("Dena how" of another post over "Dena"
@@ -59,8 +71,9 @@ JOIN blocking AS f
   ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 WHERE f.start_pos <> m.start_pos OR f.end_pos <> m.end_pos;
 
--- The blanks (applied by rebuild_texts.sql; propagate_blanked.sql continues from there).
+-- The blanks (applied by rebuild_texts.sql; propagate_blanked.sql continues from there): chr(2)
+-- is neither a word nor a space character, and rx_find_texts searches texts holding it column-wise.
 CREATE OR REPLACE TEMP TABLE text_edits AS
-SELECT f.row_id, f.attribute, f.start_pos, f.end_pos, repeat(chr(1), f.end_pos - f.start_pos) AS replacement
+SELECT f.row_id, f.attribute, f.start_pos, f.end_pos, repeat(chr(2), f.end_pos - f.start_pos) AS replacement
 FROM blocking AS f
 JOIN conflicted AS c ON c.row_id = f.row_id AND c.attribute = f.attribute;

@@ -1,19 +1,27 @@
 -- Propagation, continued (see propagate.sql): the conflicted texts with their tagged spans
 -- blanked out are searched again, and the chosen occurrences become terms.
 CREATE OR REPLACE TEMP TABLE blanked_texts AS
-SELECT t.row_id, t.person, t.attribute, t.text, b.text AS blanked
+SELECT t.row_id, t.person, t.attribute, t.text_id, t.text, b.text AS blanked
 FROM rx.texts AS t
 JOIN rebuilt_texts AS b ON b.row_id = t.row_id AND b.attribute = t.attribute;
 
 INSERT INTO chosen
-SELECT t.row_id, t.person, t.attribute, m.start_pos, m.end_pos,
-       substring(t.text, m.start_pos + 1, m.end_pos - m.start_pos), m.needle
-FROM blanked_texts AS t
-JOIN surfaces AS s ON s.person = t.person
-CROSS JOIN unnest(rx_find(t.blanked, s.needles)) AS u(m)
+SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
+       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos), f.needle
+FROM (
+    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
+    FROM (
+        SELECT person, array_agg(struct_pack(id := text_id, text := blanked)) AS items
+        FROM blanked_texts
+        GROUP BY person
+    ) AS p
+    JOIN surfaces AS s ON s.person = p.person
+    CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m)
+) AS f
+JOIN blanked_texts AS t ON t.text_id = f.text_id
 WHERE NOT EXISTS (
     SELECT 1 FROM chosen AS c
-    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < m.end_pos AND m.start_pos < c.end_pos
+    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < f.end_pos AND f.start_pos < c.end_pos
 );
 
 -- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and

@@ -27,3 +27,49 @@ def test_arrow_shape():
     assert out.to_pylist() == [
         [{"start_pos": 0, "end_pos": 9, "needle": "new york"}, {"start_pos": 14, "end_pos": 27, "needle": "new york city"}],
         [], []]
+
+
+def _groups(rng, text_chars, needle_chars, n_groups):
+    items, needle_sets = [], []
+    for g in range(n_groups):
+        texts = ["".join(rng.choice(text_chars) for _ in range(rng.randint(0, 30))) for _ in range(rng.randint(0, 4))]
+        needles = ["".join(rng.choice(needle_chars) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 6))]
+        items.append([{"id": 10 * g + i, "text": t} for i, t in enumerate(texts)] if texts or g % 2 else None)
+        needle_sets.append(needles if g % 7 else None)
+    return items, needle_sets
+
+
+def _group_search_equals_text_search(items, needle_sets):
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n}
+                 for x in group for s, e, n in find.find_all(x["text"], needles)]
+                if group is not None and needles is not None else []
+                for group, needles in zip(items, needle_sets)]
+    arrow_items = pa.array(items, type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_arrow(arrow_items.slice(1), pa.array(needle_sets[1:], pa.list_(pa.string())))
+    assert out.to_pylist() == expected[1:]
+    return sum(map(len, expected))
+
+
+def test_texts_of_a_group_give_what_each_text_gives():
+    rng = random.Random(5)
+    # ASCII, where the index finds every needle with a word character
+    assert _group_search_equals_text_search(*_groups(rng, "ab AB_-.1\n", "abAB _-.1", 3000))
+    # beyond ASCII: letters, white space and punctuation beyond ASCII, characters that fold to
+    # ASCII letters, sigma's case forms, and the placeholder characters themselves
+    assert _group_search_equals_text_search(*_groups(rng, "ab AB_-.1\nzöÖé\xa0’ıİſKΣσς\x01\x02", "abAB _-.1öÖ\xa0’ıſσς\x01", 3000))
+    assert _group_search_equals_text_search(*_groups(rng, "ab AB-.\nöÖé\xa0’", "abAB -.öÖé\xa0’", 3000))
+
+
+def test_group_search_on_words():
+    rng = random.Random(8)
+    words = ["new", "york", "New York", "city", "the", "The", "jo", "ann", "Jo Ann", "lee", "café", "CAFÉ", "x@y.com",
+             "o’brien", "O’Brien", "a-b", "2004", "june", "15"]
+    seps = [" ", "  ", "\n", ", ", ". ", "-", "’", "\xa0", "@", ""]
+    items, needle_sets = [], []
+    for g in range(2000):
+        texts = ["".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 12))) for _ in range(3)]
+        items.append([{"id": 10 * g + i, "text": t} for i, t in enumerate(texts)])
+        picked = rng.sample(words, rng.randint(1, 6))
+        needle_sets.append([" ".join(w.lower().split()) if rng.random() < 0.5 else w for w in picked]
+                           + (["new york city", "jo ann lee", "june 2004", "15 june 2004"] if g % 3 == 0 else []))
+    assert _group_search_equals_text_search(items, needle_sets) > 1000
