@@ -166,6 +166,9 @@ insensitive = ["salary-class"]
 [anonymization]
 k = {k}
 lambda = 1.0
+# anonypy cuts a nominal attribute in the order its values first appear in a partition, which
+# puts common values first; "frequency" does so on purpose (README, Decisions).
+nominal_order = "frequency"
 """
 
 

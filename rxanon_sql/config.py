@@ -14,6 +14,9 @@ from pathlib import Path
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 STRATEGIES = ("mondrian", "gdf")
+# A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
+# descending order of how many persons of P hold them.
+NOMINAL_ORDERS = ("value", "frequency")
 OPERATORS = ("label", "mask", "tag", "pseudonymize", "generalize")
 # What a term gets when its label's operator is generalize and no shared node exists.
 FALLBACK_OPERATORS = ("label", "mask", "tag", "pseudonymize")
@@ -68,6 +71,7 @@ class Config:
     k: int = 5
     lam: float = 0.5
     strategy: str = "mondrian"
+    nominal_order: str = "value"       # the order of a nominal cut (README, Decisions)
     operator: str = "label"
     label_operators: dict[str, str] = field(default_factory=dict)  # [text.operators]
     fallback: str = "label"            # for generalize when no node is shared
@@ -92,6 +96,8 @@ class Config:
             raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
         if self.strategy not in STRATEGIES:
             raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if self.nominal_order not in NOMINAL_ORDERS:
+            raise ConfigError(f"anonymization.nominal_order must be one of {NOMINAL_ORDERS}, got {self.nominal_order!r}")
         if self.operator not in OPERATORS:
             raise ConfigError(f"anonymization.operator must be one of {OPERATORS}, got {self.operator!r}")
         for label, op in self.label_operators.items():
@@ -144,7 +150,7 @@ _SCHEMA = {
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
              "vague_temporal_guard", "bias", "batch_size", "workers", "operators"},
-    "anonymization": {"k", "lambda", "strategy", "operator", "schema", "w_a", "w_x",
+    "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
 _ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
@@ -251,7 +257,7 @@ def parse_config(data: dict) -> Config:
         kw["k"] = _expect(an["k"], int, "anonymization.k")
     if "lambda" in an:
         kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
-    for key in ("strategy", "operator", "schema", "fallback", "mask", "secret", "locale"):
+    for key in ("strategy", "nominal_order", "operator", "schema", "fallback", "mask", "secret", "locale"):
         if key in an:
             kw[key] = _expect(an[key], str, f"anonymization.{key}")
     for key in ("w_a", "w_x"):

@@ -1,7 +1,7 @@
 -- The run's parameters as tables, so that every later stage is a static SQL file that reads
 -- them instead of having values pasted into its text.
 CREATE OR REPLACE TABLE rx.params (
-    k INTEGER, lam DOUBLE, strategy VARCHAR, operator VARCHAR, w_a DOUBLE, w_x DOUBLE,
+    k INTEGER, lam DOUBLE, strategy VARCHAR, nominal_order VARCHAR, operator VARCHAR, w_a DOUBLE, w_x DOUBLE,
     fingerprint VARCHAR
 );
 CREATE OR REPLACE TABLE rx.attributes (

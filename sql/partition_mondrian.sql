@@ -14,9 +14,7 @@ rel_span AS (
     GROUP BY partition_id, size, attribute
 ),
 keys AS (
-    SELECT c.partition_id, k.attribute, k.key
-    FROM current_persons AS c
-    JOIN rx.person_keys AS k ON k.person = c.person
+    SELECT partition_id, attribute, key FROM level_keys
 ),
 -- numeric and date: left = persons whose key is below the median of the keys in P
 median_cut AS (
@@ -26,24 +24,12 @@ median_cut AS (
     WHERE a.kind IN ('numeric', 'date')
     GROUP BY keys.partition_id, keys.attribute
 ),
--- nominal and ordinal: left = persons whose smallest value is among the first floor(n/2)
--- of the n distinct values of P in sorted order
-distinct_values AS (
-    SELECT DISTINCT vals.partition_id, vals.attribute, vals.num
-    FROM vals
-    JOIN rx.attributes AS a ON a.attribute = vals.attribute
-    WHERE a.kind IN ('nominal', 'ordinal')
-),
-ranked_values AS (
-    SELECT partition_id, attribute, num,
-           row_number() OVER (PARTITION BY partition_id, attribute ORDER BY num) AS rn,
-           count(*) OVER (PARTITION BY partition_id, attribute) AS n
-    FROM distinct_values
-),
+-- nominal and ordinal: left = persons whose first value is among the first floor(n/2) of the
+-- n distinct values of P (in the order of value_ranks, partition_open.sql)
 value_cut AS (
-    SELECT partition_id, attribute, num AS cut, 'le' AS op
-    FROM ranked_values
-    WHERE rn = n // 2
+    SELECT partition_id, attribute, CAST(rank AS DOUBLE) AS cut, 'le' AS op
+    FROM value_ranks
+    WHERE rank = n // 2
 ),
 rel_cut AS (
     SELECT * FROM median_cut

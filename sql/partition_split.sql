@@ -35,7 +35,7 @@ SELECT c.person,
 FROM current_persons AS c
 JOIN choice AS ch ON ch.partition_id = c.partition_id
 JOIN new_ids AS i ON i.partition_id = c.partition_id
-LEFT JOIN rx.person_keys AS pk
+LEFT JOIN level_keys AS pk
        ON ch.kind = 'relational' AND pk.person = c.person AND pk.attribute = ch.name
 LEFT JOIN rx.person_terms AS pt
        ON ch.kind = 'textual' AND pt.person = c.person AND pt.label = ch.name AND pt.norm = ch.cut_term;

@@ -11,7 +11,7 @@ def load(con, schema="rx"):
     kinds = dict(con.execute(f"SELECT attribute, kind FROM {schema}.attributes").fetchall())
     bias = dict(con.execute(f"SELECT attribute, bias FROM {schema}.attributes").fetchall())
     lbias = dict(con.execute(f"SELECT label, bias FROM {schema}.labels").fetchall())
-    k, lam = con.execute(f"SELECT k, lam FROM {schema}.params").fetchall()[0]
+    k, lam, order = con.execute(f"SELECT k, lam, nominal_order FROM {schema}.params").fetchall()[0]
     persons = [r[0] for r in con.execute(f"SELECT person FROM {schema}.person_ids").fetchall()]
     values: dict = {p: {} for p in persons}
     for p, a, v in con.execute(f"SELECT person, attribute, num FROM {schema}.person_values").fetchall():
@@ -19,7 +19,8 @@ def load(con, schema="rx"):
     terms: dict = {p: set() for p in persons}
     for p, label, norm in con.execute(f"SELECT person, label, norm FROM {schema}.person_terms").fetchall():
         terms[p].add((label, norm))
-    return dict(kinds=kinds, bias=bias, lbias=lbias, k=k, lam=lam, persons=persons, values=values, terms=terms)
+    return dict(kinds=kinds, bias=bias, lbias=lbias, k=k, lam=lam, order=order, persons=persons, values=values,
+                terms=terms)
 
 
 def _key(d, p, a):
@@ -59,10 +60,13 @@ def mondrian(d, P=None, dom=None):
         else:
             span = len(vals) / n
             ordered = sorted(vals)
-            left = set()
-            if len(ordered) // 2 >= 1:
-                cut = ordered[len(ordered) // 2 - 1]
-                left = {p for p in P if _key(d, p, a) is not None and _key(d, p, a) <= cut}
+            if kind == "nominal" and d["order"] == "frequency":
+                holders = Counter(v for p in P for v in d["values"][p].get(a, ()))
+                ordered = sorted(vals, key=lambda v: (-holders[v], v))
+            # left: persons whose first value in this order is among the first half, that is
+            # persons holding any value of the first half
+            first = set(ordered[:len(ordered) // 2])
+            left = {p for p in P if d["values"][p].get(a, set()) & first}
         cands.append(((span + lam + d["bias"][a]) / 2, a, "relational", left))
     df = Counter(t for p in P for t in d["terms"][p])
     for label in sorted({l for l, _ in df}):

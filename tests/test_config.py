@@ -36,6 +36,7 @@ def test_unknown_keys_are_reported_by_name(extra, key):
     ("[anonymization]\nk = 'five'", "anonymization.k must be int"),
     ("[anonymization]\nlambda = 1.5", r"lambda must lie in \[0, 1\]"),
     ("[anonymization]\nstrategy = 'random'", "strategy must be one of"),
+    ("[anonymization]\nnominal_order = 'random'", "nominal_order must be one of"),
     ("[attributes.x]\ntype = 'colour'", "attributes.x.type must be one of"),
     ("[attributes.x]\ntype = 'ordinal'", "order is required"),
     ("[text]\ncolumns = ['age']", "given two roles"),

@@ -2,7 +2,7 @@ import duckdb
 import pytest
 
 import reference
-from helpers import demo_config, rows, scalar
+from helpers import config_from, demo_config, rows, scalar
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 
@@ -75,3 +75,25 @@ def test_no_cut_when_fewer_than_2k_persons():
     con = run_demo(k=4)
     assert partitions(con) == [[1, 2, 3, 4, 5, 6]]
     assert scalar(con, "SELECT count(*) FROM rx.splits") == 0
+
+
+def test_nominal_order_frequency_keeps_the_dominant_value_with_the_common_ones():
+    # 10 persons: "us" 6 times, "ca", "de", "fr", "mx" once each. In sorted order the first half
+    # is {ca, de}: 2 persons, no allowable cut at k = 3. By frequency it is {us, ca}: 7 | 3.
+    con = duckdb.connect()
+    con.execute("CREATE TABLE p (id INTEGER, country VARCHAR)")
+    con.executemany("INSERT INTO p VALUES (?, ?)", list(enumerate(["us"] * 6 + ["ca", "de", "fr", "mx"])))
+    cfg = """
+[source]
+relations = ["p"]
+[attributes.country]
+type = "nominal"
+[anonymization]
+k = 3
+"""
+    sizes = {}
+    for order in ("value", "frequency"):
+        apply(con, config_from(cfg, nominal_order=order))
+        sizes[order] = sorted(len(g) for g in partitions(con))
+        assert partitions(con) == sorted(sorted(g) for g in reference.mondrian(reference.load(con)))
+    assert sizes == {"value": [10], "frequency": [3, 7]}

@@ -95,11 +95,12 @@ def unreplaced_leaks(con):
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=datasets(), lam=st.floats(0, 1), strategy=st.sampled_from(["mondrian", "gdf"]))
-def test_release_is_k_anonymous_and_leaks_nothing(data, lam, strategy):
+@given(data=datasets(), lam=st.floats(0, 1), strategy=st.sampled_from(["mondrian", "gdf"]),
+       nominal_order=st.sampled_from(["value", "frequency"]))
+def test_release_is_k_anonymous_and_leaks_nothing(data, lam, strategy, nominal_order):
     k, people = data
     con = build(people)
-    apply(con, config_from(CONFIG, k=k, lam=lam, strategy=strategy))
+    apply(con, config_from(CONFIG, k=k, lam=lam, strategy=strategy, nominal_order=nominal_order))
     v = verify(con)
     assert v.ok, (v.failing, v.leaks)
     assert v.smallest >= k
