@@ -31,8 +31,8 @@ import pyarrow as pa
 
 from .config import Config
 from .identifiers import register_identifier_search
+from .recognize import register_find_texts
 from .sqlrun import run, run_file, table
-from .udf import register_find
 from .udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
 
 GEO_LABELS = ("GPE", "LOC")
@@ -254,7 +254,7 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
             break
         run(con, "CREATE OR REPLACE TEMP TABLE gen_candidates AS SELECT * FROM gen_shown")
     run_file(con, "operator_suppressed", s, salt=secrets.token_hex(16))
-    register_find(con)
+    register_find_texts(con)
     register_identifier_search(con, s)
     register_surrogates(con, cfg, _secret(cfg))
     run_file(con, "operator_surrogates_init", s)

@@ -10,31 +10,45 @@ SET canon = lower(rx_surrogate(person_key, label, norm, norm, attempt)), drawn =
 WHERE NOT drawn;
 
 -- The rules that look at one draw alone are checked once per draw, not in every round (later
--- rounds redraw only a few keys). The search for the person's replaced terms takes one call per
--- person: the fresh draws joined by chr(1), which is neither a word nor a space character, so a
--- match never spans two draws and word boundaries hold at the joins.
-CREATE OR REPLACE TEMP TABLE fresh_draws AS
-SELECT person, label, norm, canon,
-       coalesce(sum(length(canon) + 1) OVER (PARTITION BY person ORDER BY label, norm
-                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS start_pos
-FROM surrogate_keys
-WHERE canon IS NOT NULL AND own_bad IS NULL;
+-- rounds redraw only a few keys). A surrogate is searched in each context it will stand in (60
+-- characters either side), so that it forms no replaced term or direct identifier with the text
+-- around it either ("Carter and McDonald" before "'s" reads "McDonald's"; "Tuesday" before
+-- " night"): a match that overlaps the surrogate is a failure. The contexts hold the
+-- neighbouring terms as written, so most matches are theirs and do not count.
+CREATE OR REPLACE TEMP TABLE fresh_contexts AS
+SELECT row_number() OVER () AS context_id, *, before || canon || after AS text
+FROM (
+    SELECT DISTINCT k.person, k.label, k.norm, k.canon,
+           substring(x.text, greatest(t.start_pos - 60, 0) + 1, t.start_pos - greatest(t.start_pos - 60, 0)) AS before,
+           substring(x.text, t.end_pos + 1, 60) AS after
+    FROM surrogate_keys AS k
+    JOIN rx.terms AS t ON t.person = k.person AND t.label = k.label AND t.norm = k.norm
+    JOIN rx.texts AS x ON x.row_id = t.row_id AND x.attribute = t.attribute
+    WHERE k.canon IS NOT NULL AND k.own_bad IS NULL
+) AS contexts;
 
+-- One search call per person for the person's replaced terms (rx_find_texts), one per context
+-- for the direct identifiers.
 CREATE OR REPLACE TEMP TABLE fresh_hits AS
-SELECT f.person, m.start_pos
-FROM (SELECT person, string_agg(canon, chr(1) ORDER BY label, norm) AS text FROM fresh_draws GROUP BY person) AS f
-JOIN surrogate_needles AS n ON n.person = f.person
-CROSS JOIN unnest(rx_find(f.text, n.needles)) AS u(m);
+SELECT m.id AS context_id, m.start_pos, m.end_pos
+FROM (SELECT person, array_agg(struct_pack(id := context_id, text := text)) AS items
+      FROM fresh_contexts GROUP BY person) AS p
+JOIN surrogate_needles AS n ON n.person = p.person
+CROSS JOIN unnest(rx_find_texts(p.items, n.needles)) AS u(m)
+UNION ALL
+SELECT c.context_id, m.start_pos, m.end_pos
+FROM fresh_contexts AS c
+CROSS JOIN unnest(rx_find_identifiers(c.text)) AS u(m);
 
 UPDATE surrogate_keys AS k
 SET own_bad = k.canon = k.norm
     OR EXISTS (SELECT 1 FROM original_norms AS o WHERE o.person = k.person AND o.norm = k.canon)
     OR (NOT k.shifted AND EXISTS (SELECT 1 FROM original_norms AS o WHERE o.label = k.label AND o.norm = k.canon))
-    OR EXISTS (SELECT 1 FROM fresh_hits AS h
-               WHERE h.person = f.person AND h.start_pos >= f.start_pos AND h.start_pos < f.start_pos + length(f.canon))
-    OR array_length(rx_find_identifiers(k.canon)) > 0
-FROM fresh_draws AS f
-WHERE f.person = k.person AND f.label = k.label AND f.norm = k.norm;
+    OR EXISTS (SELECT 1 FROM fresh_contexts AS c
+               JOIN fresh_hits AS h ON h.context_id = c.context_id
+               WHERE c.person = k.person AND c.label = k.label AND c.norm = k.norm
+                 AND h.start_pos < length(c.before) + length(c.canon) AND h.end_pos > length(c.before))
+WHERE k.canon IS NOT NULL AND k.own_bad IS NULL;
 
 -- The rules between draws: of two terms of one person with one surrogate, the later norm
 -- draws again; of two persons with one surrogate for one term, the later person.

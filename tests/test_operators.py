@@ -250,19 +250,21 @@ def test_dates_keep_format_and_shift_by_one_offset():
 
 
 def test_one_round_of_draws_rejects_what_the_rules_forbid():
-    """sql/operator_surrogates.sql on hand-set draws: each forbidden draw is caught, and the
-    joined per-person search does not match across two draws."""
+    """sql/operator_surrogates.sql on hand-set draws: each forbidden draw is caught, also where
+    it forms a replaced term with the text around it, and no match spans two contexts."""
     from rxanon_sql.identifiers import register_identifier_search
+    from rxanon_sql.recognize import register_find_texts
     from rxanon_sql.sqlrun import run_file
-    from rxanon_sql.udf import register_find
     draws = {  # (person, label, norm) -> surrogate
         ("1", "PERSON", "ann"): "ann",                    # the term itself
         ("1", "PERSON", "bob"): "carl",                   # an original value of the label
         ("1", "ORG", "acme"): "the bob company",          # contains a replaced term of the person
         ("1", "ORG", "ibm"): "dell",                      # acceptable
         ("1", "GPE", "new york"): "lyon",                 # acceptable
-        ("1", "GPE", "oslo"): "new",                      # acceptable, and so is the next: the
-        ("1", "GPE", "rome"): "york",                     #   search text "…new<chr(1)>york" has no "new york"
+        ("1", "GPE", "oslo"): "new",                      # acceptable, and so is the next: each
+        ("1", "GPE", "rome"): "york",                     #   context is searched alone, no "new york"
+        ("1", "PERSON", "zed"): "carter and mcdonald",    # "zed's" in the text: forms "mcdonald's"
+        ("1", "ORG", "mcdonald's"): "initech",            # acceptable
         ("2", "PERSON", "ann"): "dora",                   # acceptable
         ("3", "PERSON", "ann"): "dora",                   # shares person 2's surrogate of "ann"
         ("2", "ORG", "acme"): "globex",                   # acceptable
@@ -273,6 +275,14 @@ def test_one_round_of_draws_rejects_what_the_rules_forbid():
     con.execute("CREATE SCHEMA rx")
     con.execute("CREATE TABLE rx.identifier_values (norm VARCHAR)")
     con.execute("INSERT INTO rx.identifier_values VALUES ('x@y.org')")
+    con.execute("CREATE TABLE rx.texts (row_id INTEGER, attribute VARCHAR, text VARCHAR)")
+    con.execute("CREATE TABLE rx.terms (row_id INTEGER, person VARCHAR, attribute VARCHAR, start_pos INTEGER, "
+                "end_pos INTEGER, label VARCHAR, norm VARCHAR)")
+    for i, (p, l, n) in enumerate(draws):  # each term in a text of its own, "x <term> x"
+        text = "dear zed's friend" if n == "zed" else f"x {n} x"
+        start = text.index(n)
+        con.execute("INSERT INTO rx.texts VALUES (?, 'body', ?)", [i, text])
+        con.execute("INSERT INTO rx.terms VALUES (?, ?, 'body', ?, ?, ?, ?)", [i, p, start, start + len(n), l, n])
     con.execute("CREATE TEMP TABLE surrogate_keys (person VARCHAR, label VARCHAR, norm VARCHAR, person_key VARCHAR, "
                 "attempt INTEGER, canon VARCHAR, drawn BOOLEAN, own_bad BOOLEAN, shifted BOOLEAN)")
     con.executemany("INSERT INTO surrogate_keys VALUES (?, ?, ?, ?, 0, NULL, false, NULL, false)",
@@ -283,11 +293,11 @@ def test_one_round_of_draws_rejects_what_the_rules_forbid():
                 "UNION ALL SELECT '9', 'PERSON', 'carl' UNION ALL SELECT '9', 'GPE', 'new york'")
     con.create_function("rx_surrogate", lambda p, l, n, s, a: draws[(p, l, n)],
                         ["VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"], "VARCHAR")
-    register_find(con)
+    register_find_texts(con)
     register_identifier_search(con, "rx")
     run_file(con, "operator_surrogates", "rx")
     bad = set(rows(con, "SELECT person, label, norm FROM surrogate_bad"))
-    assert bad == {("1", "PERSON", "ann"), ("1", "PERSON", "bob"), ("1", "ORG", "acme"),
+    assert bad == {("1", "PERSON", "ann"), ("1", "PERSON", "bob"), ("1", "ORG", "acme"), ("1", "PERSON", "zed"),
                    ("3", "PERSON", "ann"), ("2", "ORG", "ibm"), ("2", "GPE", "paris")}
 
 
