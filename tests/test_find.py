@@ -39,15 +39,27 @@ def _groups(rng, text_chars, needle_chars, n_groups):
     return items, needle_sets
 
 
-def _group_search_equals_text_search(items, needle_sets):
+def _group_search_equals_text_search(items, needle_sets, slice_bytes=None):
     expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n}
                  for x in group for s, e, n in find.find_all(x["text"], needles)]
                 if group is not None and needles is not None else []
                 for group, needles in zip(items, needle_sets)]
     arrow_items = pa.array(items, type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
-    out = find.find_texts_arrow(arrow_items.slice(1), pa.array(needle_sets[1:], pa.list_(pa.string())))
+    needles = pa.array(needle_sets[1:], pa.list_(pa.string()))
+    out = find.find_texts_arrow(arrow_items.slice(1), needles) if slice_bytes is None else \
+        find.find_texts_sliced(arrow_items.slice(1), needles, slice_bytes)
     assert out.to_pylist() == expected[1:]
     return sum(map(len, expected))
+
+
+def test_slices_cut_through_rows_and_give_what_one_search_gives():
+    # slices smaller than one text, and slices that end inside a row, between rows or after
+    # empty and null rows
+    for slice_bytes in (1, 25, 60):
+        rng = random.Random(slice_bytes)
+        assert _group_search_equals_text_search(*_groups(rng, "ab AB_-.1\n", "abAB _-.1", 400), slice_bytes)
+        assert _group_search_equals_text_search(*_groups(rng, "ab AB_-.1\nzöÖé\xa0’ıİſKΣσς\x01\x02", "abAB _-.1öÖ\xa0’ıſσς\x01", 400),
+                                                slice_bytes)
 
 
 def test_texts_of_a_group_give_what_each_text_gives():
