@@ -141,9 +141,11 @@ HOSTILE = 'x"; DROP TABLE people; --'
 def test_sql_looking_names_and_values_are_inert():
     con = duckdb.connect()
     con.execute(f'CREATE TABLE "{HOSTILE.replace(chr(34), chr(34) * 2)}" ("p.id" INTEGER, "ä""ge" INTEGER, "DROP" VARCHAR, '
-                f'"te xt\'" VARCHAR)')
-    con.executemany(f'INSERT INTO "{HOSTILE.replace(chr(34), chr(34) * 2)}" VALUES (?, ?, ?, ?)', [
-        (i, 20 + i, ["'); DROP TABLE x; --", "Robert'); --", "🙂 ünï"][i % 3], f"I am {20 + i}; '); DELETE FROM rx.release; -- from Oslo")
+                f'"te xt\'" VARCHAR, m VARCHAR)')
+    # (a column "m" too: the name of an alias inside verify's queries once)
+    con.executemany(f'INSERT INTO "{HOSTILE.replace(chr(34), chr(34) * 2)}" VALUES (?, ?, ?, ?, ?)', [
+        (i, 20 + i, ["'); DROP TABLE x; --", "Robert'); --", "🙂 ünï"][i % 3], f"I am {20 + i}; '); DELETE FROM rx.release; -- from Oslo",
+         "m")
         for i in range(6)])
     cfg = f"""
 [source]
@@ -153,6 +155,8 @@ person = "p.id"
 type = "numeric"
 [attributes.DROP]
 type = "nominal"
+[attributes.m]
+type = "nominal"
 [text]
 columns = ["te xt'"]
 [anonymization]
@@ -161,7 +165,7 @@ schema = 'r"x; --'
 """
     apply(con, config_from(cfg))
     assert rows(con, 'SELECT count(*) FROM "r""x; --".release') == [(6,)]
-    assert [r[0] for r in rows(con, 'DESCRIBE "r""x; --".release')] == ['ä"ge', "DROP", "te xt'"]
+    assert [r[0] for r in rows(con, 'DESCRIBE "r""x; --".release')] == ['ä"ge', "DROP", "te xt'", "m"]
     assert verify(con, 'r"x; --').ok
     assert rows(con, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'people'") == [(0,)]
 
