@@ -39,8 +39,6 @@ CREATE OR REPLACE TEMP TABLE level_keys AS
 SELECT c.partition_id, c.person, k.attribute, k.key
 FROM current_persons AS c
 JOIN rx.person_keys AS k ON k.person = c.person
-JOIN rx.attributes AS a ON a.attribute = k.attribute
-WHERE a.kind IN ('numeric', 'date')
 UNION ALL
 SELECT c.partition_id, c.person, v.attribute, CAST(min(r.rank) AS DOUBLE) AS key
 FROM current_persons AS c

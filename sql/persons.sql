@@ -13,14 +13,14 @@ SELECT DISTINCT person, attribute, num
 FROM rx.qi_values
 WHERE num IS NOT NULL;
 
--- The key a cut compares: numeric and date, the median of the person's values; nominal and
--- ordinal, the person's smallest value.
+-- The key a numeric or date cut compares: the median of the person's values. (A nominal or
+-- ordinal key depends on the partition's order of values: level_keys, partition_open.sql.)
 CREATE OR REPLACE TABLE rx.person_keys AS
-SELECT pv.person, pv.attribute,
-       CASE WHEN a.kind IN ('numeric', 'date') THEN median(pv.num) ELSE min(pv.num) END AS key
+SELECT pv.person, pv.attribute, median(pv.num) AS key
 FROM rx.person_values AS pv
 JOIN rx.attributes AS a ON a.attribute = pv.attribute
-GROUP BY pv.person, pv.attribute, a.kind;
+WHERE a.kind IN ('numeric', 'date')
+GROUP BY pv.person, pv.attribute;
 
 CREATE OR REPLACE TABLE rx.person_ids AS
 SELECT DISTINCT person FROM rx.dataset;

@@ -24,10 +24,9 @@ def load(con, schema="rx"):
 
 
 def _key(d, p, a):
+    """The key of a numeric or date cut: the median of the person's values."""
     vals = d["values"][p].get(a)
-    if not vals:
-        return None
-    return statistics.median(sorted(vals)) if d["kinds"][a] in ("numeric", "date") else min(vals)
+    return statistics.median(sorted(vals)) if vals else None
 
 
 def _domain(d):

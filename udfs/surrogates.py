@@ -318,6 +318,10 @@ def _ip(s: str, rng: random.Random) -> str:
     return "".join(out)
 
 
+# Identifiers whose format a surrogate keeps, each with its own checksum or structure rules.
+_FORMATS = {"MAIL": _mail, "URL": _url, "IBAN": _iban, "CARD": _card, "SSN": _ssn, "IP": _ip}
+
+
 # --- the generator ---------------------------------------------------------------------------
 
 @lru_cache(maxsize=8)
@@ -422,18 +426,8 @@ class Surrogates:
         r = self.rng(person, label, norm, attempt)
         if label in NAME_LABELS:
             return self._name(person, norm, surface, r)
-        if label == "MAIL":
-            return _mail(surface, r)
-        if label == "URL":
-            return _url(surface, r)
-        if label == "IBAN":
-            return _iban(surface, r)
-        if label == "CARD":
-            return _card(surface, r)
-        if label == "SSN":
-            return _ssn(surface, r)
-        if label == "IP":
-            return _ip(surface, r)
+        if label in _FORMATS:
+            return _FORMATS[label](surface, r)
         if label in ("PHONE", "POSTCODE") or label in self.pattern_labels:
             return _randomize(surface, r, nonzero_first=True)
         if label in NUMBER_LABELS:
