@@ -25,10 +25,14 @@ def build_persons(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
         "struct_pack", exp.PropertyEQ(this=ident("label"), expression=col("label")),
         exp.PropertyEQ(this=ident("norm"), expression=col("norm"))))), "terms")) \
         .from_(table("person_terms", s)).group_by(col("person"))
-    query = exp.select(col("person", "v"), *lists,
-                       exp.alias_(exp.func("coalesce", exp.func("any_value", col("terms", "t")), exp.Array()), "terms")) \
-        .from_(exp.alias_(table("qi_values", s), "v")) \
+    # The values are aggregated per person before the terms are joined: joined first, each
+    # person's list of terms would be copied onto every one of their value rows.
+    values = exp.select(col("person", "v"), *lists).from_(exp.alias_(table("qi_values", s), "v")) \
+        .group_by(col("person", "v"))
+    query = exp.select(col("person", "v"), *[col(a.name, "v") for a in cfg.attributes],
+                       exp.alias_(exp.func("coalesce", col("terms", "t"), exp.Array()), "terms")) \
+        .from_(exp.Subquery(this=values, alias=exp.TableAlias(this=ident("v")))) \
         .join(exp.Subquery(this=terms, alias=exp.TableAlias(this=ident("t"))),
               on=exp.EQ(this=col("person", "t"), expression=col("person", "v")), join_type="LEFT") \
-        .group_by(col("person", "v")).order_by(col("person", "v"))
+        .order_by(col("person", "v"))
     run(con, exp.Create(this=table("persons", s), kind="TABLE", replace=True, expression=query))

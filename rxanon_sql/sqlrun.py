@@ -74,7 +74,14 @@ def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **pa
         start = time.perf_counter()
         con.execute(sql, {n: params[n] for n in names} if names else None)
         if profile:
-            print(f"{time.perf_counter() - start:9.3f}s  {name}.sql #{i + 1}: {sql[:90]}", file=sys.stderr)
+            print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  {name}.sql #{i + 1}: {sql[:90]}",
+                  file=sys.stderr)
+
+
+def _rss_mb() -> float:
+    """Resident memory now, for the profile (a stage's peak is measured by the benchmarks)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):
