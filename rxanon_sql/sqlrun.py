@@ -88,7 +88,13 @@ def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=
     """Run a generated statement (an sqlglot expression, or SQL text that sqlglot re-renders)."""
     if isinstance(statement, str):
         statement = sqlglot.parse_one(statement, read=DIALECT)
-    return con.execute(statement.sql(dialect=DIALECT), params)
+    sql = statement.sql(dialect=DIALECT)
+    if not os.environ.get("RXANON_SQL_PROFILE"):
+        return con.execute(sql, params)
+    start = time.perf_counter()
+    result = con.execute(sql, params)
+    print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  (generated): {sql[:90]}", file=sys.stderr)
+    return result
 
 
 def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
