@@ -1,0 +1,14 @@
+"""The month-name table shipped with the package is Babel's CLDR data, not a hand-kept copy."""
+from rxanon_sql.months import from_babel, month_names, to_text
+
+
+def test_shipped_table_equals_babel():
+    # If this fails after a Babel upgrade, regenerate: python -m rxanon_sql.months
+    assert month_names() == from_babel()
+
+
+def test_table_round_trips_and_is_unambiguous():
+    rows = month_names()
+    assert to_text(rows).count("\n") == len(rows) > 500
+    assert len({name for name, _, _ in rows}) == len(rows)
+    assert ("mayo", 5, "May") in rows and ("juni", 6, "June") in rows and ("lipca", 7, "July") in rows
