@@ -9,42 +9,41 @@ FROM rx.terms_found
 WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
 GROUP BY person;
 
-CREATE OR REPLACE TEMP TABLE surface_labels AS
-SELECT person, norm, label
-FROM (
-    SELECT person, norm, label,
-           row_number() OVER (PARTITION BY person, norm
-                              ORDER BY label IN (SELECT label FROM rx.labels) DESC, count(*) DESC, label) AS rn
-    FROM rx.terms_found
-    GROUP BY person, norm, label
-) AS ranked
-WHERE rn = 1;
-
 -- A span of a label that only may state an attribute (CARDINAL "4:3", kept by terms.sql for
 -- linking and dropped there unless it states a value) never hides a sensitive surface: where
 -- they overlap, the sensitive surface wins. Below, "tagged spans" are the others.
 CREATE OR REPLACE TEMP TABLE blocking AS
-SELECT row_id, attribute, start_pos, end_pos, source
-FROM rx.terms_found
-WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';
+SELECT f.row_id, f.attribute, t.text_id, f.start_pos, f.end_pos, f.source
+FROM rx.terms_found AS f
+JOIN rx.texts AS t ON t.row_id = f.row_id AND t.attribute = f.attribute
+WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 
--- One search call per person, not per text: the person's needles cross into Python once.
-CREATE OR REPLACE TEMP TABLE longer_matches AS
+-- One search call per person, not per text: the person's needles cross into Python once. (The
+-- matches are stored before they meet another table: the optimizer cannot know how many a
+-- function returns, and would hash all of them, each with its text, to join them.)
+CREATE OR REPLACE TEMP TABLE found_matches AS
 WITH person_texts AS (
     SELECT person, array_agg(struct_pack(id := text_id, text := text)) AS items
     FROM rx.texts
     WHERE person IN (SELECT person FROM surfaces)
     GROUP BY person
-),
-found AS (
-    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
-    FROM person_texts AS p
-    JOIN surfaces AS s ON s.person = p.person
-    CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m)
 )
+SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
+FROM person_texts AS p
+JOIN surfaces AS s ON s.person = p.person
+CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m);
+
+-- A match that is exactly a tagged span is that span: it is no new term, and since tagged spans
+-- never overlap one another (terms.sql keeps one of overlapping spans, identifiers.sql drops
+-- what an identifier overlaps) it conflicts with none. Only the other matches go on: where the
+-- recognizer tagged every occurrence, none.
+CREATE OR REPLACE TEMP TABLE other_matches AS
 SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
        substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
-FROM found AS f
+FROM (
+    SELECT * FROM found_matches AS f
+    ANTI JOIN blocking AS b ON b.text_id = f.text_id AND b.start_pos = f.start_pos AND b.end_pos = f.end_pos
+) AS f
 JOIN rx.texts AS t ON t.text_id = f.text_id;
 
 -- 1. A surface that touches no tagged span is a new term, and so is one that covers tagged
@@ -52,7 +51,7 @@ JOIN rx.texts AS t ON t.text_id = f.text_id;
 --    here); it replaces them. Identifier spans are never covered.
 CREATE OR REPLACE TEMP TABLE chosen AS
 SELECT m.*
-FROM longer_matches AS m
+FROM other_matches AS m
 LEFT JOIN blocking AS f
   ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 GROUP BY ALL
@@ -66,7 +65,7 @@ HAVING bool_and(f.row_id IS NULL OR (
 --    found can neither overlap a tagged span nor be swallowed by a longer surface that does.
 CREATE OR REPLACE TEMP TABLE conflicted AS
 SELECT DISTINCT m.row_id, m.attribute
-FROM longer_matches AS m
+FROM other_matches AS m
 JOIN blocking AS f
   ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 WHERE f.start_pos <> m.start_pos OR f.end_pos <> m.end_pos;

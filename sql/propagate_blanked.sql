@@ -24,10 +24,24 @@ WHERE NOT EXISTS (
     WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < f.end_pos AND f.start_pos < c.end_pos
 );
 
+-- The label each chosen surface takes (see propagate.sql), counted before the replacements.
+CREATE OR REPLACE TEMP TABLE surface_labels AS
+SELECT person, norm, label
+FROM (
+    SELECT person, norm, label,
+           row_number() OVER (PARTITION BY person, norm
+                              ORDER BY label IN (SELECT label FROM rx.labels) DESC, count(*) DESC, label) AS rn
+    FROM rx.terms_found
+    WHERE (person, norm) IN (SELECT person, norm FROM chosen)
+    GROUP BY person, norm, label
+) AS ranked
+WHERE rn = 1;
+
 -- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
 --    spans of labels that only may state an attribute).
 DELETE FROM rx.terms_found AS f
-WHERE EXISTS (
+WHERE f.row_id IN (SELECT row_id FROM chosen)
+  AND EXISTS (
     SELECT 1 FROM chosen AS m
     WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 );
