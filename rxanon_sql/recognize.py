@@ -50,37 +50,48 @@ def _texts_of(source: exp.Expression, cfg: Config, with_rows: bool) -> exp.Expre
     return union_all(selects)
 
 
-def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> int:
-    """Recognize the texts of the source that the cache lacks; returns how many were recognized."""
-    s = cfg.schema
-    create_schema(con, s)
-    run_file(con, "ner_cache", s)
+def pending_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
+    """How many distinct texts of the source the NER cache lacks, kept in the temporary table
+    `ner_todo` for fill_cache. Writes nothing to the database."""
     if not cfg.text_columns:
         return 0
-    fp = fingerprint(cfg)
+    s = cfg.schema
     src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
     texts = exp.Subquery(this=_texts_of(src, cfg, with_rows=False), alias=exp.TableAlias(this=ident("texts")))
     distinct = exp.select(exp.alias_(exp.func("md5", col("text")), "text_hash"),
                           exp.alias_(exp.func("any_value", col("text")), "text")).from_(texts).group_by(exp.Literal.number(1))
-    cached = exp.select(col("text_hash")).from_(table("ner_cache", s)).where(
-        exp.EQ(this=col("fingerprint"), expression=exp.Placeholder(this="fp")))
     todo = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
         expressions=[exp.Ordered(this=col("text_hash"))])), "n")).from_(
-        exp.Subquery(this=distinct, alias=exp.TableAlias(this=ident("d")))).where(
-        exp.Not(this=col("text_hash").isin(query=cached)))
+        exp.Subquery(this=distinct, alias=exp.TableAlias(this=ident("d"))))
+    params = None
+    cache_exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'ner_cache'",
+                               [s]).fetchall()[0][0]
+    if cache_exists:
+        cached = exp.select(col("text_hash")).from_(table("ner_cache", s)).where(
+            exp.EQ(this=col("fingerprint"), expression=exp.Placeholder(this="fp")))
+        todo = todo.where(exp.Not(this=col("text_hash").isin(query=cached)))
+        params = {"fp": fingerprint(cfg)}
     run(con, exp.Create(this=exp.Table(this=ident("ner_todo")), kind="TABLE", replace=True,
-                        expression=todo, properties=exp.Properties(expressions=[exp.TemporaryProperty()])),
-        {"fp": fp})
-    total = con.execute("SELECT count(*) FROM ner_todo").fetchall()[0][0]
+                        expression=todo, properties=exp.Properties(expressions=[exp.TemporaryProperty()])), params)
+    return con.execute("SELECT count(*) FROM ner_todo").fetchall()[0][0]
+
+
+def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pending: int | None = None) -> int:
+    """Recognize the texts of the source that the cache lacks; returns how many were recognized.
+    `pending`: what pending_texts returned just before, if it was called."""
+    total = pending_texts(con, cfg) if pending is None else pending
     if total:
+        create_schema(con, cfg.schema)
+        run_file(con, "ner_cache", cfg.schema)
         recognizer = make_recognizer(cfg)
         register_ner(con, recognizer)
         try:
-            _fill(con, cfg, fp, total, progress)
+            _fill(con, cfg, fingerprint(cfg), total, progress)
         finally:
             if hasattr(recognizer, "close"):
                 recognizer.close()
-    con.execute("DROP TABLE ner_todo")
+    if cfg.text_columns:
+        con.execute("DROP TABLE ner_todo")
     return total
 
 
