@@ -59,15 +59,18 @@ relational AS (
 ),
 -- textual label e: the presence cut on the term of e whose document frequency is closest to
 -- |P|/2 among those with k <= df <= |P| - k (ties: higher df, then the term)
+level_terms AS MATERIALIZED (
+    SELECT * FROM term_df
+),
 label_span AS (
     SELECT partition_id, size, label, count(*) AS n_terms
-    FROM term_df
+    FROM level_terms
     GROUP BY partition_id, size, label
 ),
 term_pick AS (
     SELECT partition_id, label, norm, df,
            row_number() OVER (PARTITION BY partition_id, label ORDER BY abs(df - size / 2.0), df DESC, norm) AS rn
-    FROM term_df
+    FROM level_terms
     WHERE df >= (SELECT k FROM rx.params) AND df <= size - (SELECT k FROM rx.params)
 ),
 textual AS (

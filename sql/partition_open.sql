@@ -4,8 +4,10 @@ SELECT a.person, a.partition_id, o.size
 FROM assignment AS a
 JOIN open_partitions AS o ON o.partition_id = a.partition_id;
 
--- Document frequency of every term in every open partition.
-CREATE OR REPLACE TEMP TABLE term_df AS
+-- Document frequency of every term in every open partition. A view, not a table: inside the
+-- run's transaction every replaced table stays in memory until the commit, and this would be
+-- the largest table of a level.
+CREATE OR REPLACE TEMP VIEW term_df AS
 SELECT c.partition_id, c.size, t.label, t.norm, count(*) AS df
 FROM current_persons AS c
 JOIN rx.person_terms AS t ON t.person = c.person
