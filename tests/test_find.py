@@ -85,3 +85,24 @@ def test_group_search_on_words():
         needle_sets.append([" ".join(w.lower().split()) if rng.random() < 0.5 else w for w in picked]
                            + (["new york city", "jo ann lee", "june 2004", "15 june 2004"] if g % 3 == 0 else []))
     assert _group_search_equals_text_search(items, needle_sets) > 1000
+
+
+def test_group_search_on_words_apart_by_any_white_space():
+    # A needle's tokens stand apart by any run of white space in a text (\s+): a text that does
+    # not hold the needle's own single spaces goes to the regular expression, beyond ASCII too;
+    # needles that overlap one another (the leftmost, then the longest, wins).
+    rng = random.Random(11)
+    words = ["a", "b", "ab", "A", "new", "York", "x-y", "2004", "é", "ċ"]
+    seps = [" ", "  ", "\t", "\n", "\r\n", "\x0b", "\x1c", "\x1f", "\xa0", "\u2003", "-", ", ", ""]
+    items, needle_sets = [], []
+    for g in range(1500):
+        texts = ["".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(0, 15))) for _ in range(3)]
+        items.append([{"id": 10 * g + i, "text": t} for i, t in enumerate(texts)])
+        needle_sets.append([rng.choice([" ", "  ", "\t"]).join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+                            for _ in range(rng.randint(1, 6))])
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in group for s, e, n in _regex(x["text"], needles)]
+                for group, needles in zip(items, needle_sets)]
+    arrow_items = pa.array(items, type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    for slice_bytes in (50, 1 << 20):
+        assert find.find_texts_sliced(arrow_items, pa.array(needle_sets), slice_bytes).to_pylist() == expected
+    assert sum(map(len, expected)) > 3000

@@ -201,7 +201,8 @@ def _strings(values: list[str]) -> pa.Array:
 def _matches_array(offsets, starts, ends, found, ids=None) -> pa.Array:
     # Built column by column (offsets and flat children): much cheaper than a list of dicts.
     arrow_type = MATCH_ARROW_TYPE if ids is None else TEXT_MATCH_ARROW_TYPE
-    columns = [_ints(starts, "i", pa.int32()), _ints(ends, "i", pa.int32()), _strings(found)]
+    columns = [_ints(starts, "i", pa.int32()), _ints(ends, "i", pa.int32()),
+               found if isinstance(found, pa.Array) else _strings(found)]
     if ids is not None:
         columns.insert(0, _ints(ids, "q", pa.int64()))
     values = pa.StructArray.from_arrays(columns, fields=list(arrow_type.value_type))
@@ -234,31 +235,36 @@ def search_arrow(texts: pa.Array, searcher: Searcher) -> pa.Array:
 _RUN = re.compile("[a-z0-9_\x01]+")
 
 
-def _needle_info(needle: str, cache: dict):
-    """How the index finds a needle: (case-folded single-spaced form, its first run of word
-    characters, the run's offset, single token?, the needle is that run alone?, the second run
-    or None, ASCII?), or None for a needle searched on its own (no word character in its first
-    token, or a character that _asciify cannot stand for). Beyond ASCII the runs are those of
-    the needle's _asciify copy, so that they match the runs of a text's copy."""
-    if needle in cache:
-        return cache[needle]
-    info = None
+_NOT_INDEXED = (True, False, "", "", 0, "", False, False, False)
+_BLANK = (False,) + _NOT_INDEXED[1:]
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _needle_info(needle: str) -> tuple:
+    """How the index finds a needle: (searched?, indexed?, case-folded single-spaced form, its
+    first run of word characters, the run's offset, the second run or "", several tokens?, the
+    needle is its first run alone?, ASCII?). A blank needle is not searched; one with no word
+    character in its first token, or a character that _asciify cannot stand for, is searched on
+    its own. Beyond ASCII the runs are those of the needle's _asciify copy, so that they match
+    the runs of a text's copy."""
+    if not needle.strip():
+        return _BLANK
     ascii_needle = needle.isascii()
     lowered = needle.lower()
-    if "\x01" not in needle and "\x02" not in needle and len(lowered) == len(needle):
-        folded = lowered if ascii_needle else _asciify(lowered)
-        if folded is not None:
-            tokens = folded.split()
-            joined = " ".join(tokens)
-            m = _RUN.match(tokens[0], _RUN.search(tokens[0]).start()) if _RUN.search(tokens[0]) else None
-            if m is not None:
-                runs = _RUN.findall(joined)
-                single = len(tokens) == 1
-                info = (" ".join(lowered.split()), m.group(0), m.start(), single,
-                        ascii_needle and single and m.group(0) == joined, runs[1] if len(runs) > 1 else None,
-                        ascii_needle)
-    cache[needle] = info
-    return info
+    if "\x01" in needle or "\x02" in needle or len(lowered) != len(needle):
+        return _NOT_INDEXED
+    folded = lowered if ascii_needle else _asciify(lowered)
+    if folded is None:
+        return _NOT_INDEXED
+    tokens = folded.split()
+    joined = " ".join(tokens)
+    m = _RUN.search(tokens[0])
+    if m is None:
+        return _NOT_INDEXED
+    runs = _RUN.findall(joined)
+    single = len(tokens) == 1
+    return (True, True, " ".join(lowered.split()), m.group(0), m.start(), runs[1] if len(runs) > 1 else "", not single,
+            ascii_needle and single and m.group(0) == joined, ascii_needle)
 
 
 def _is_word(c: str) -> bool:
@@ -272,7 +278,10 @@ def _texts_table(items: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
     return pc.list_parent_indices(items), ids, texts
 
 
-_NON_WORD_TO_NUL = np.array([c if chr(c) in _ASCII_WORD or c == 1 else 0 for c in range(256)], dtype=np.uint8)
+# Bytes of the lowered _asciify copies: word characters (the placeholder \x01 stands for one)
+# and white space (which \s matches: str.isspace, as for str.split).
+_WORD_BYTE = np.array([chr(c) in _ASCII_WORD or c == 1 for c in range(256)])
+_SPACE_BYTE = np.array([chr(c).isspace() for c in range(256)])
 
 # An ASCII needle matches only ASCII characters of a text, except for these four, which Python's
 # case-insensitive matching equates with i, i, s and k.
@@ -294,41 +303,104 @@ def _asciify(text: str) -> str | None:
     return _NON_ASCII.sub(_placeholder, text)
 
 
-def _runs(texts: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """Every run of word characters of the (ASCII, non-null) texts as (row, offset, run, the next
-    run of the text), column
-    by column: every non-word byte becomes NUL and the texts are cut at each NUL, so that a piece
-    starts one character after the end of the previous one."""
-    lowered = pc.ascii_lower(texts)
-    _, offsets, data = lowered.buffers()
-    n = len(lowered)
-    first = lowered.offset
-    bounds = np.frombuffer(offsets, dtype=np.int32)[first:first + n + 1]
-    raw = np.frombuffer(data, dtype=np.uint8)
-    cut = pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(np.ascontiguousarray(bounds - bounds[0])),
-                                                 pa.py_buffer(_NON_WORD_TO_NUL[raw[bounds[0]:bounds[-1]]])])
-    pieces = pc.split_pattern(cut, "\x00")
-    flat = pieces.flatten()
-    rows = pc.list_parent_indices(pieces).to_numpy()
-    step = pc.binary_length(flat).to_numpy().astype(np.int64) + 1
-    begin = np.cumsum(step) - step
-    starts_of_text = begin[pieces.offsets.to_numpy()[:-1]]
-    start = begin - starts_of_text[rows]
-    keep = step > 1
-    rows, start, runs = rows[keep], start[keep], flat.filter(pa.array(keep))
-    # the run after each run in the same text (NULL after the last)
-    same = np.zeros(len(rows), dtype=bool)
-    same[:-1] = rows[1:] == rows[:-1]
-    following = pc.if_else(pa.array(same), runs.take(pa.array(np.minimum(np.arange(1, len(rows) + 1), max(len(rows) - 1, 0)))), None) \
-        if len(rows) else runs
-    return rows, start, runs, following
+def _word_runs(raw: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """Every run of word characters of the texts (raw, text i at bounds[i]:bounds[i + 1]) as its
+    start in raw and its string: a view of raw's word characters alone, which the runs
+    tile in order."""
+    word = np.take(_WORD_BYTE, raw)
+    padded = np.zeros(len(raw) + 2, dtype=bool)
+    padded[1:-1] = word
+    edges = np.flatnonzero(padded[1:] != padded[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    # a run that goes on into the next text is two runs
+    inner = bounds[1:-1]
+    cut = inner[word[inner - 1] & word[inner]]
+    if len(cut):
+        starts = np.insert(starts, np.searchsorted(starts, cut), cut)
+        ends = np.insert(ends, np.searchsorted(ends, cut), cut)
+    offsets = np.zeros(len(starts) + 1, dtype=np.int32)
+    np.cumsum(ends - starts, out=offsets[1:])
+    runs = pa.Array.from_buffers(pa.string(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(raw[word])])
+    return starts, runs
 
 
-# Text (bytes) searched in one go. The column-wise search holds about 40 times its text in
-# intermediates (every word a row, with its next word, in a join), and DuckDB hands a UDF 2,048
-# rows at once: 2,048 blog authors are about 17 MB of text, 2,048 generated ones 2.4 MB (+97 MB
-# RSS in one go, +34 MB in slices of 256 kB, and no slower).
-SLICE_BYTES = 256 << 10
+def _equal_pairs(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with left[i] == right[j]."""
+    # (a hash lookup: np.searchsorted of many values is about ten times slower)
+    order = np.argsort(right, kind="stable")
+    ordered = right[order]
+    values = _distinct(ordered)
+    first = np.searchsorted(ordered, values)
+    count = np.diff(np.append(first, len(ordered)))
+    at = pc.fill_null(pc.index_in(left, value_set=pa.array(values)), -1).to_numpy()
+    i = np.flatnonzero(at >= 0)
+    at = at[i]
+    n = count[at]
+    i = np.repeat(i, n)
+    return i, order[np.repeat(first[at] - (np.cumsum(n) - n), n) + np.arange(len(i))]
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    # (np.unique hashes first: several times slower on 100,000 integers)
+    values = np.sort(values)
+    return values[np.flatnonzero(np.diff(values, prepend=values[:1] - 1))]
+
+
+def _string_bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string array's offsets (int64, from its first string) and the bytes they point into."""
+    _, offsets, data = strings.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int32)[strings.offset:strings.offset + len(strings) + 1]
+    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0]:bounds[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
+    return bounds.astype(np.int64) - bounds[0], raw
+
+
+class _Needles:
+    """The needles of all rows: each distinct needle prepared once, in columns by its index in
+    distinct, and the distinct (row, needle) pairs to search, by row."""
+
+    def __init__(self, needles: pa.Array):
+        encoded = needles.flatten().dictionary_encode()
+        self.distinct = distinct = encoded.dictionary.to_pylist()
+        n = len(distinct)
+        searched, indexed, forms, first_runs, offsets, second_runs, multi, simple, ascii_needle = \
+            (list(column) for column in zip(*map(_needle_info, distinct))) if n else [[]] * 9
+        group = pc.list_parent_indices(needles).to_numpy().astype(np.int64)
+        needle = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64)
+        keep = needle >= 0
+        keep[keep] = np.array(searched, dtype=bool)[needle[keep]]
+        pairs = _distinct(group[keep] * n + needle[keep])
+        self.pair_group, self.pair_needle = pairs // max(n, 1), pairs % max(n, 1)
+        # The place in the alternation: longest first, then by code points (the order of UTF-8
+        # bytes, as Python sorts strings).
+        self.rank = np.empty(n, dtype=np.int64)
+        by = pa.table({"length": pc.negate(pc.utf8_length(encoded.dictionary)), "needle": encoded.dictionary})
+        self.rank[pc.sort_indices(by, sort_keys=[("length", "ascending"), ("needle", "ascending")]).to_numpy()] = np.arange(n)
+        self.indexed = np.array(indexed, dtype=bool)
+        self.ascii = np.array(ascii_needle, dtype=bool)
+        self.simple = np.array(simple, dtype=bool)
+        self.multi = np.array(multi, dtype=bool)
+        self.offset = np.array(offsets, dtype=np.int64)
+        self.forms = _strings(forms)
+        self.form_start, self.form_bytes = _string_bytes(self.forms)
+        self.form_len = np.diff(self.form_start)
+        # the runs numbered ("" is no run: the second of a needle of one run, or of one not indexed)
+        runs = pa.concat_arrays([_strings(first_runs), _strings(second_runs)]).dictionary_encode()
+        self.runs = runs.dictionary
+        number = np.where(pc.equal(self.runs, "").to_numpy(zero_copy_only=False), -1, np.arange(len(self.runs)))
+        self.first_run, self.second_run = np.split(number[runs.indices.to_numpy()].astype(np.int64), [n])
+
+    def pairs(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs of rows first to stop, their rows counted from first."""
+        lo, hi = np.searchsorted(self.pair_group, [first, stop])
+        return self.pair_group[lo:hi] - first, self.pair_needle[lo:hi]
+
+
+# Text (bytes) searched in one go, to bound the intermediates (columns per run of word
+# characters of the texts): DuckDB hands a UDF 2,048 rows at once, 2,048 blog authors are about
+# 17 MB of text, 2,048 generated ones 2.4 MB. On 15 MB of blog texts: +274 MB RSS in one go,
+# +45 MB in slices of 1 MB, +42 MB in slices of 256 kB, which take 1.2 times as long (a slice
+# costs a few ms besides its text).
+SLICE_BYTES = 1 << 20
 
 
 def find_texts_arrow(items: pa.Array, needles: pa.Array) -> pa.Array:
@@ -346,10 +418,11 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int) -> p
         items = items.combine_chunks()
     if isinstance(needles, pa.ChunkedArray):
         needles = needles.combine_chunks()
+    table = _Needles(needles)
     structs = items.flatten()
     sizes = pc.fill_null(pc.binary_length(structs.field("text")), 0).to_numpy().astype(np.int64)
     if sizes.sum() <= slice_bytes:
-        return _find_texts(items, needles)
+        return _find_texts(items, needles, table, 0)
     n_groups = len(items)
     group = pc.list_parent_indices(items).to_numpy()
     group_start = np.searchsorted(group, np.arange(n_groups + 1))    # each row's first text
@@ -362,7 +435,7 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int) -> p
         g_lo, g_hi = int(group[lo]), int(group[hi - 1]) + 1
         offsets = np.clip(group_start[g_lo:g_hi + 1], lo, hi) - lo
         part = pa.ListArray.from_arrays(_ints(offsets, "i", pa.int32()), structs.slice(lo, hi - lo))
-        found = _find_texts(part, needles.slice(g_lo, g_hi - g_lo))
+        found = _find_texts(part, needles.slice(g_lo, g_hi - g_lo), table, g_lo)
         counts[g_lo:g_hi] += pc.list_value_length(found).to_numpy()
         values.append(found.flatten())
         lo = hi
@@ -370,56 +443,34 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int) -> p
     return pa.ListArray.from_arrays(_ints(offsets, "i", pa.int32()), pa.concat_arrays(values), type=TEXT_MATCH_ARROW_TYPE)
 
 
-def _find_texts(items: pa.Array, needles: pa.Array) -> pa.Array:
-    """find_texts_arrow on one slice.
+def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group: int) -> pa.Array:
+    """find_texts_arrow on one slice, whose rows are those from first_group on in table.
 
     Column-wise: every text and needle is read through _asciify (the same length, ASCII), the
-    texts' runs of word characters are joined with the needles' first run, or first two runs
-    (pyarrow), a candidate whose needle is not one ASCII run alone is checked against the original
-    text in Python, the needles _asciify cannot stand for are searched one by one, and the
-    regular expression's choice (at one position the first needle in the alternation, then
-    leftmost non-overlapping) is replayed by sorting. The few texts _asciify cannot stand for go
-    through Searcher."""
+    texts' runs of word characters are paired with the needles' first run, or first two runs, a
+    candidate whose ASCII needle is not one run alone is compared byte by byte with the lowered
+    text (the regular expression on the original text decides only where white space other than
+    one space may stand for a space of the needle, or where the needle is beyond ASCII), the
+    needles _asciify cannot stand for are searched one by one, and the regular expression's
+    choice (at one position the first needle in the alternation, then leftmost non-overlapping)
+    is replayed by sorting. The few texts _asciify cannot stand for go through Searcher."""
     n_groups = len(items)
-    valid = items.is_valid().to_pylist()
-    needle_lists = needles.to_pylist()
     text_group, text_ids, texts = _texts_table(items)
-
-    # Each needle set: the needles indexed by their first run of word characters, and the
-    # others, each searched on its own in every text of the group.
-    cache: dict = {}
-    infos: list[tuple] = []                 # needle, joined, offset, single, simple, ASCII?
-    key_group, key_run, key_next, key_ref = [], [], [], []
-    extras: dict[int, list] = {}            # group -> [(pattern, needle length)]
-    fast = bytearray(n_groups)              # 1: searched, 0: nothing to search
-    for g, ns in enumerate(needle_lists):
-        if not valid[g] or not ns:
-            continue
-        for n in {n for n in ns if n is not None and n.strip()}:
-            fast[g] = 1
-            info = _needle_info(n, cache)
-            if info is None:
-                extras.setdefault(g, []).append((_bounded(n), len(n), len(infos)))
-                infos.append((n, None, 0, False, False, False))
-                continue
-            joined, key, offset, single, simple, second, ascii_needle = info
-            key_group.append(g)
-            key_run.append(key)
-            key_next.append(second)
-            key_ref.append(len(infos))
-            infos.append((n, joined, offset, single, simple, ascii_needle))
-
-    status = pc.take(pa.array(fast, pa.uint8()), text_group) if len(texts) else pa.array([], pa.uint8())
-    usable = pc.and_(pc.is_valid(texts), pc.greater(pc.binary_length(pc.fill_null(texts, "")), 0))
-    ascii_text = pc.fill_null(pc.string_is_ascii(texts), False)
+    texts = texts.cast(pa.string())
+    group_of_text = text_group.to_numpy()
+    pair_group, pair_needle = table.pairs(first_group, first_group + n_groups)
+    has_needles = np.bincount(pair_group, minlength=n_groups) > 0
+    usable = has_needles[group_of_text] & (pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0)
+    ascii_text = pc.fill_null(pc.string_is_ascii(texts), False).to_numpy(zero_copy_only=False)
     # (a text holding the word placeholder itself is searched on its own; the other one stands
     # for what it is, a character that is neither a word nor a space character)
-    placeholders = pc.fill_null(pc.match_substring(texts, "\x01"), False)
-    one_by_one = pc.and_(usable, pc.and_(pc.equal(status, 1), placeholders)).to_numpy(zero_copy_only=False).copy()
-    indexed = pc.and_(usable, pc.and_(pc.equal(status, 1), pc.invert(placeholders)))
-    fast_ascii = pc.indices_nonzero(pc.and_(indexed, ascii_text)).to_numpy()
+    text_bounds, text_bytes = _string_bytes(texts)
+    placeholders = np.zeros(len(texts), dtype=bool)
+    placeholders[np.searchsorted(text_bounds, np.flatnonzero(text_bytes == 1), side="right") - 1] = True
+    one_by_one = usable & placeholders
+    fast_ascii = np.flatnonzero(usable & ~placeholders & ascii_text)
     asciified, asciified_index = [], []
-    for j in pc.indices_nonzero(pc.and_(indexed, pc.invert(ascii_text))).to_numpy().tolist():
+    for j in np.flatnonzero(usable & ~placeholders & ~ascii_text).tolist():
         converted = _asciify(texts[j].as_py())
         if converted is None:
             one_by_one[j] = True
@@ -427,149 +478,174 @@ def _find_texts(items: pa.Array, needles: pa.Array) -> pa.Array:
             asciified.append(converted)
             asciified_index.append(j)
 
-    out_text, out_start, out_end, out_norm = [], [], [], []
+    # Matches as (text, start, end, norm): the norm indexes table.forms (the needle's folded
+    # form, where the text holds exactly that form), or, from len(table.forms) on, text_norms
+    # (taken from the text).
+    none = np.zeros(0, dtype=np.int64)
+    out_text, out_start, out_end, out_norm = [none], [none], [none], [none]
+    text_norms: list[str] = []
+    n_distinct = len(table.forms)
     fast_index = np.concatenate((fast_ascii, np.array(asciified_index, dtype=np.int64))).astype(np.int64)
     if len(fast_index):
-        fast_texts = pa.concat_arrays([texts.take(pa.array(fast_ascii)).cast(pa.string()), _strings(asciified)])
-        rows, starts, run_strings, following = _runs(fast_texts)
-        run_groups = text_group.to_numpy()[fast_index][rows]
-        runs = pa.table({"g": run_groups, "run": run_strings, "next": following, "row": rows, "start": starts})
-        keys = pa.table({"g": _ints(key_group, "q", pa.int64()), "run": _strings(key_run),
-                         "next": pa.array(key_next, pa.string()), "ref": _ints(key_ref, "q", pa.int64())})
-        # a needle of one run by that run; one of several by its first two (whatever stands
-        # between them in a match holds no word character, so they are consecutive runs)
-        one_run = pc.is_null(keys.column("next"))
-        cand = pa.concat_tables([
-            runs.drop_columns(["next"]).join(keys.filter(one_run).drop_columns(["next"]), ["g", "run"],
-                                             join_type="inner", use_threads=False),
-            runs.join(keys.filter(pc.invert(one_run)), ["g", "run", "next"], join_type="inner",
-                      use_threads=False).select(["g", "run", "row", "start", "ref"])])
-        c_row = cand.column("row").to_numpy()
-        c_start = cand.column("start").to_numpy()
-        c_ref = cand.column("ref").to_numpy()
-        simple = np.array([info[4] for info in infos], dtype=bool)[c_ref]
-        needle_len = np.array([len(info[0]) for info in infos], dtype=np.int64)
-        joined_len = np.array([len(info[1] or "") for info in infos], dtype=np.int64)
+        lowered = pc.ascii_lower(pa.concat_arrays([texts.take(pa.array(fast_ascii)), _strings(asciified)]))
+        bounds, raw = _string_bytes(lowered)
+        # A needle of one run is found by that run, one of several by its first two (whatever
+        # stands between them in a match holds no word character, so they are consecutive runs).
+        # The needles' runs are numbered among those of the slice's needles.
+        fast_groups = group_of_text[fast_index]
+        pair_indexed = table.indexed[pair_needle]
+        p_needle = pair_needle[pair_indexed]
+        p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
+        two = p_second >= 0
+        keys = _distinct(np.concatenate((p_first, p_second[two])))
+        n_keys = max(len(keys), 1)
+        p_code = pair_group[pair_indexed] * n_keys + np.searchsorted(keys, p_first)
+        p_second = np.searchsorted(keys, p_second[two])
+        run_start, run_strings = _word_runs(raw, bounds)
+        run_id = pc.fill_null(pc.index_in(run_strings, value_set=table.runs.take(pa.array(keys))), -1).to_numpy()
+        known = np.flatnonzero(run_id >= 0)
+        run_row = np.repeat(np.arange(len(bounds) - 1), np.diff(np.searchsorted(run_start, bounds)))
+        known_row = run_row[known]
+        following = np.minimum(known + 1, len(run_id) - 1)
+        next_id = np.where((following > known) & (run_row[following] == known_row), run_id[following], -1)
+        r_code = fast_groups[known_row] * n_keys + run_id[known]
+        i1, j1 = _equal_pairs(r_code, p_code[~two])
+        has_next = np.flatnonzero(next_id >= 0)
+        i2, j2 = _equal_pairs(r_code[has_next] * n_keys + next_id[has_next], p_code[two] * n_keys + p_second)
+        c_known = np.concatenate((i1, has_next[i2]))
+        c_needle = np.concatenate((p_needle[~two][j1], p_needle[two][j2]))
+        c_row = known_row[c_known]
+        c_start = run_start[known[c_known]] - table.offset[c_needle]          # in raw
+        c_end = c_start + table.form_len[c_needle]
+        c_begin, c_stop = bounds[c_row], bounds[c_row + 1]
+
         # A needle that is one run matches wherever that run stands, as a whole word.
-        h_row = [c_row[simple]]
-        h_start = [c_start[simple]]
-        h_end = [c_start[simple] + joined_len[c_ref[simple]]]
-        h_len = [needle_len[c_ref[simple]]]
-        h_ref = [c_ref[simple]]
-        other = np.flatnonzero(~simple)
-        if len(other):
-            originals = texts.take(pa.array(fast_index)).to_pylist()
-            o_row, o_start, o_end, o_len, o_ref = [], [], [], [], []
-            for row, start, ref in zip(c_row[other].tolist(), c_start[other].tolist(), c_ref[other].tolist()):
-                needle, joined, offset, single, _, ascii_needle = infos[ref]
-                s = start - offset
-                if s < 0:
-                    continue
-                text = originals[row]
-                if single and ascii_needle:
-                    e = s + len(joined)
-                    if text[s:e].lower() != joined:
-                        continue
-                else:
-                    m = _one(needle).match(text, s)
-                    if m is None:
-                        continue
-                    e = m.end()
-                if (s > 0 and _is_word(text[s - 1])) or (e < len(text) and _is_word(text[e])):
-                    continue
-                o_row.append(row)
-                o_start.append(s)
-                o_end.append(e)
-                o_len.append(len(needle))
-                o_ref.append(ref)
-            h_row.append(np.array(o_row, dtype=np.int64))
-            h_start.append(np.array(o_start, dtype=np.int64))
-            h_end.append(np.array(o_end, dtype=np.int64))
-            h_len.append(np.array(o_len, dtype=np.int64))
-            h_ref.append(np.array(o_ref, dtype=np.int64))
-        if extras:
-            # needles outside the index, on the original text: every start where one matches
-            originals = texts.take(pa.array(fast_index)).to_pylist()
-            fast_groups = text_group.to_numpy()[fast_index].tolist()
-            x_row, x_start, x_end, x_len, x_ref = [], [], [], [], []
-            for row, g in enumerate(fast_groups):
-                for pat, n_len, ref in extras.get(g, ()):
-                    text, i = originals[row], 0
-                    while (m := pat.search(text, i)) is not None:
-                        x_row.append(row)
-                        x_start.append(m.start())
-                        x_end.append(m.end())
-                        x_len.append(n_len)
-                        x_ref.append(ref)
-                        i = m.start() + 1
-            h_row.append(np.array(x_row, dtype=np.int64))
-            h_start.append(np.array(x_start, dtype=np.int64))
-            h_end.append(np.array(x_end, dtype=np.int64))
-            h_len.append(np.array(x_len, dtype=np.int64))
-            h_ref.append(np.array(x_ref, dtype=np.int64))
-        row, start, end, length, ref = (np.concatenate(x).astype(np.int64) for x in (h_row, h_start, h_end, h_len, h_ref))
-        # At one start the needle that comes first in the alternation: the longest, then the
-        # smallest (by code points, as Python sorts strings).
-        order = np.lexsort((ref, -length, start, row))
-        row, start, end, length, ref = row[order], start[order], end[order], length[order], ref[order]
+        simple = table.simple[c_needle]
+        h_row, h_start, h_end, h_needle = [c_row[simple]], [c_start[simple]], [c_end[simple]], [c_needle[simple]]
+        # Another ASCII needle: its folded form, compared with the lowered text at once for all
+        # candidates; then a word character on neither side.
+        ascii_needle = table.ascii[c_needle]
+        check = np.flatnonzero(~simple & ascii_needle & (c_start >= c_begin) & (c_end <= c_stop))
+        verify = [np.flatnonzero(~ascii_needle)]
+        if len(check):
+            length = table.form_len[c_needle[check]]
+            first = np.cumsum(length) - length
+            within = np.arange(int(length.sum())) - np.repeat(first, length)
+            seen = raw[np.repeat(c_start[check], length) + within]
+            differ = seen != table.form_bytes[np.repeat(table.form_start[c_needle[check]], length) + within]
+            # where the first difference is white space in the text, \s+ may stand for more than
+            # one space of the needle: the regular expression decides
+            differing = np.flatnonzero(differ)
+            segment = np.searchsorted(first, differing, side="right") - 1
+            at = np.flatnonzero(np.diff(segment, prepend=-1))
+            segment = segment[at]
+            verify.append(check[segment[_SPACE_BYTE[seen[differing[at]]] & table.multi[c_needle[check[segment]]]]])
+            matched = np.delete(check, segment)
+            s, e = c_start[matched], c_end[matched]
+            bounded = ~((s > c_begin[matched]) & _WORD_BYTE[raw[np.maximum(s - 1, 0)]]) & \
+                ~((e < c_stop[matched]) & _WORD_BYTE[raw[np.minimum(e, len(raw) - 1)]])
+            matched = matched[bounded]
+            h_row.append(c_row[matched])
+            h_start.append(c_start[matched])
+            h_end.append(c_end[matched])
+            h_needle.append(c_needle[matched])
+
+        # The rest on the original text, with the regular expression: candidates of needles
+        # beyond ASCII or with white space to decide, and the needles outside the index (every
+        # start where one matches, in every text of the group).
+        verify = np.concatenate(verify)
+        extras: dict[int, list] = {}
+        for g, n in zip(pair_group[~pair_indexed].tolist(), pair_needle[~pair_indexed].tolist()):
+            extras.setdefault(g, []).append((_bounded(table.distinct[n]), n))
+        extra_rows = np.flatnonzero(np.isin(fast_groups, list(extras))) if extras else none
+        wanted = _distinct(np.concatenate((c_row[verify], extra_rows)))
+        originals = dict(zip(wanted.tolist(), texts.take(pa.array(fast_index[wanted])).to_pylist()))
+        o_row, o_start, o_end, o_needle = [], [], [], []
+
+        def found(row, s, e, n):
+            o_row.append(row)
+            o_start.append(s)
+            o_end.append(e)
+            o_needle.append(n)
+            text_norms.append(" ".join(originals[row][s:e].lower().split()))
+
+        for row, start, n in zip(c_row[verify].tolist(), (c_start[verify] - c_begin[verify]).tolist(), c_needle[verify].tolist()):
+            if start < 0:
+                continue
+            text = originals[row]
+            m = _one(table.distinct[n]).match(text, start)
+            if m is None:
+                continue
+            e = m.end()
+            if (start > 0 and _is_word(text[start - 1])) or (e < len(text) and _is_word(text[e])):
+                continue
+            found(row, start, e, n)
+        for row in extra_rows.tolist():
+            text = originals[row]
+            for pat, n in extras[int(fast_groups[row])]:
+                i = 0
+                while (m := pat.search(text, i)) is not None:
+                    found(row, m.start(), m.end(), n)
+                    i = m.start() + 1
+        o_row = np.array(o_row, dtype=np.int64)
+        h_row.append(o_row)
+        h_start.append(np.array(o_start, dtype=np.int64) + bounds[o_row])
+        h_end.append(np.array(o_end, dtype=np.int64) + bounds[o_row])
+        h_norm = h_needle + [np.arange(len(o_row)) + n_distinct]
+        h_needle.append(np.array(o_needle, dtype=np.int64))
+        row, start, end, needle, norm = (np.concatenate(x).astype(np.int64) for x in (h_row, h_start, h_end, h_needle, h_norm))
+
+        # At one start the needle that comes first in the alternation (starts are positions
+        # in raw, unique across texts).
+        order = np.argsort(start * max(n_distinct, 1) + table.rank[needle])
+        row, start, end, norm = row[order], start[order], end[order], norm[order]
         first = np.ones(len(row), dtype=bool)
-        first[1:] = (row[1:] != row[:-1]) | (start[1:] != start[:-1])
-        tie = np.zeros(len(row), dtype=bool)
-        tie[1:] = ~first[1:] & (length[1:] == length[:-1])
-        for i in np.flatnonzero(tie & ~np.roll(tie, -1)).tolist():      # the last of each run of ties
-            j = i
-            while tie[j]:
-                j -= 1
-            best = min(range(j, i + 1), key=lambda x: infos[ref[x]][0])
-            end[j], ref[j] = end[best], ref[best]
-        row, start, end, ref = row[first], start[first], end[first], ref[first]
-        # Leftmost first: a match that starts inside the previous kept one is dropped. Where no
-        # two overlap, all are kept; texts with overlaps are resolved one match at a time.
-        overlap = np.zeros(len(row), dtype=bool)
-        overlap[1:] = (row[1:] == row[:-1]) & (start[1:] < end[:-1])
+        first[1:] = start[1:] != start[:-1]
+        row, start, end, norm = row[first], start[first], end[first], norm[first]
+        # Leftmost first: a match that starts inside the previous kept one is dropped. A match
+        # that starts after the end of all before it is kept; the matches after it that do not
+        # are resolved one at a time.
+        inside = np.zeros(len(row), dtype=bool)
+        inside[1:] = start[1:] < np.maximum.accumulate(end)[:-1]
         keep = np.ones(len(row), dtype=bool)
-        if overlap.any():
-            last, pos = -1, 0
-            for i in np.flatnonzero(np.isin(row, row[overlap])).tolist():
-                if row[i] != last:
-                    last, pos = row[i], 0
-                if start[i] >= pos:
-                    pos = end[i]
+        if inside.any():
+            heads = np.zeros(len(row), dtype=bool)
+            heads[:-1] = inside[1:] & ~inside[:-1]
+            for i in np.flatnonzero(inside | heads).tolist():
+                if not inside[i] or start[i] >= reach:
+                    reach = end[i]
                 else:
                     keep[i] = False
-        row, start, end, ref = row[keep], start[keep], end[keep], ref[keep]
-        simple_hit = np.array([info[4] for info in infos], dtype=bool)[ref]
-        norms = [infos[r][1] for r in ref.tolist()]
-        if not simple_hit.all():
-            originals = texts.take(pa.array(fast_index)).to_pylist()
-            for i in np.flatnonzero(~simple_hit).tolist():
-                text = originals[row[i]]
-                norms[i] = " ".join(text[start[i]:end[i]].lower().split())
-        out_text = fast_index[row].tolist()
-        out_start = start.tolist()
-        out_end = end.tolist()
-        out_norm = norms
+        row = row[keep]
+        out_text.append(fast_index[row])
+        out_start.append(start[keep] - bounds[row])
+        out_end.append(end[keep] - bounds[row])
+        out_norm.append(norm[keep])
 
     slow_index = np.flatnonzero(one_by_one).tolist()
     if slow_index:
         searchers: dict[int, Searcher] = {}
-        groups = text_group.to_pylist()
+        s_text, s_start, s_end = [], [], []
         for j in slow_index:
-            g = groups[j]
+            g = int(group_of_text[j])
             if g not in searchers:
-                searchers[g] = Searcher(needle_lists[g])
+                searchers[g] = Searcher(needles[g].as_py())
             for s_, e_, n_ in searchers[g].find(texts[j].as_py()):
-                out_text.append(j)
-                out_start.append(s_)
-                out_end.append(e_)
-                out_norm.append(n_)
+                s_text.append(j)
+                s_start.append(s_)
+                s_end.append(e_)
+                text_norms.append(n_)
+        out_text.append(np.array(s_text, dtype=np.int64))
+        out_start.append(np.array(s_start, dtype=np.int64))
+        out_end.append(np.array(s_end, dtype=np.int64))
+        out_norm.append(np.arange(len(text_norms) - len(s_text), len(text_norms), dtype=np.int64) + n_distinct)
 
-    # Lists per group, texts in their order, matches by position.
-    text_of = np.array(out_text, dtype=np.int64)
-    order = np.lexsort((np.array(out_start, dtype=np.int64), text_of))
+    # Lists per group, texts in their order, matches by position (a start is less than its
+    # text's length in bytes).
+    text_of, start, end, norm = (np.concatenate(x).astype(np.int64) for x in (out_text, out_start, out_end, out_norm))
+    order = np.argsort(text_bounds[text_of] + start)
     text_of = text_of[order]
-    counts = np.bincount(text_group.to_numpy()[text_of], minlength=n_groups) if len(order) else np.zeros(n_groups, np.int64)
+    counts = np.bincount(group_of_text[text_of], minlength=n_groups)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    norms = [out_norm[i] for i in order.tolist()]
-    return _matches_array(offsets, np.array(out_start, dtype=np.int32)[order], np.array(out_end, dtype=np.int32)[order],
-                          norms, text_ids.take(pa.array(text_of)) if len(order) else pa.array([], pa.int64()))
+    norms = pa.concat_arrays([table.forms, _strings(text_norms)]).take(pa.array(norm[order]))
+    return _matches_array(offsets, start[order], end[order], norms, text_ids.take(pa.array(text_of)))
