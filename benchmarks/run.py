@@ -13,7 +13,9 @@ peak is the process' high-water mark (VmHWM) since the start of that stage: the 
 is reset through /proc/self/clear_refs when a stage starts. Inputs are built once into DuckDB
 files under --workdir and reused. The synthetic and blog inputs have their NER cache pre-filled
 by the generator (the terms it placed in the texts), so their runs do no NER; `cache` and `ner`
-run spaCy for real. DuckDB runs with `SET threads = 2` and `SET memory_limit` = --memory-limit.
+run spaCy for real. DuckDB runs with `SET threads = 2` and `SET memory_limit` = --memory-limit. pandas, which the
+`bench` extra installs for anonypy, is hidden from `apply` runs as it is absent from a plain
+install (pyarrow would import it on its first conversion).
 """
 from __future__ import annotations
 
@@ -97,10 +99,32 @@ def child_build(spec: dict) -> dict:
     return stats
 
 
+class _HidePandas:
+    """An import hook that makes pandas look absent, as in a plain `pip install rxanon-sql`.
+
+    The `bench` extra installs pandas (for anonypy), and pyarrow imports pandas, if it is there,
+    on its first conversion (about 45 MB and half a second); rxanon-sql itself does not use
+    pandas and does not depend on it."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is hidden while rxanon-sql runs (benchmarks/run.py)")
+        return None
+
+
 def child_apply(spec: dict) -> dict:
-    import tomllib
+    hide = _HidePandas()
+    sys.meta_path.insert(0, hide)
+    try:
+        return _apply(spec)
+    finally:
+        sys.meta_path.remove(hide)
+
+
+def _apply(spec: dict) -> dict:
     from rxanon_sql.config import parse_config
     from rxanon_sql.pipeline import apply
+    import tomllib
     peaks = _instrument()
     if "config" in spec:
         cfg = parse_config(tomllib.loads(spec["config"]))
