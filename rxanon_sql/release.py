@@ -20,7 +20,9 @@ def released_columns(cfg: Config, columns: list[str]) -> list[str]:
     return [c for c in columns if c not in dropped and c not in ("row_id", "person")]
 
 
-def _release_query(cfg: Config, columns: list[str], audit: bool) -> exp.Select:
+def _audit_query(cfg: Config, columns: list[str]) -> exp.Select:
+    """rx.audit: the keys and every released column. A text column is its rebuilt text
+    (rebuild_texts.sql) or, with no edit, the dataset's own."""
     s = cfg.schema
     texts = {c: f"t{i}" for i, c in enumerate(cfg.text_columns)}
     out = []
@@ -28,31 +30,63 @@ def _release_query(cfg: Config, columns: list[str], audit: bool) -> exp.Select:
         if c in cfg.quasi_identifiers:
             out.append(exp.alias_(col(c, "r"), c, quoted=True))
         elif c in texts:
-            out.append(exp.alias_(col("text", texts[c]), c, quoted=True))
+            out.append(exp.alias_(exp.func("coalesce", col("text", texts[c]), col(c, "d")), c, quoted=True))
         else:
             out.append(exp.alias_(col(c, "d"), c, quoted=True))
-    keys = [col("row_id", "d"), col("person", "d"), col("partition_id", "p")] if audit else []
+    keys = [col("row_id", "d"), col("person", "d"), col("partition_id", "p")]
     q = exp.select(*keys, *out).from_(exp.alias_(table("dataset", s), "d")) \
         .join(exp.alias_(table("partitions", s), "p"), on=exp.EQ(this=col("person", "p"), expression=col("person", "d"))) \
         .join(exp.alias_(table("recoded", s), "r"), on=exp.EQ(this=col("partition_id", "r"), expression=col("partition_id", "p")))
     for c, alias in texts.items():
-        q = q.join(exp.alias_(table("released_texts", s), alias), join_type="LEFT", on=exp.and_(
+        q = q.join(exp.alias_(table("rebuilt_texts"), alias), join_type="LEFT", on=exp.and_(
             exp.EQ(this=col("row_id", alias), expression=col("row_id", "d")),
             exp.EQ(this=col("attribute", alias), expression=lit(c))))
-    keyed_hash = exp.func("md5", exp.DPipe(this=exp.Placeholder(this="salt"),
-                                          expression=exp.cast(col("row_id", "d"), "VARCHAR")))
-    return q.order_by(col("partition_id", "p"), keyed_hash)
+    return q.order_by(col("partition_id", "p"), _keyed_hash(col("row_id", "d")))
+
+
+def _keyed_hash(row_id: exp.Column) -> exp.Expression:
+    return exp.func("md5", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
+
+
+def _drop_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
+    """Drop a base table of that name: an earlier version wrote rx.released_texts as a table, and
+    CREATE OR REPLACE VIEW does not replace a table."""
+    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                        "AND schema_name = ? AND table_name = ? AND NOT temporary", [name.db, name.name]).fetchall()[0][0]
+    if found:
+        run(con, exp.Drop(tables=[name], kind="TABLE"))
+
+
+def _drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the temporary table or view of that name (propagation leaves a table text_edits,
+    the release makes it a view)."""
+    kinds = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = ? "
+                        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = ?",
+                        [name, name]).fetchall()
+    for (kind,) in kinds:
+        run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))], kind=kind))
 
 
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    for name in ("release_edits", "rebuild_texts", "release_text"):
+    _drop_temporary(con, "text_edits")
+    for name in ("release_edits", "rebuild_texts"):
         run_file(con, name, s)
     columns = [r[0] for r in con.execute(f"DESCRIBE {table('dataset', s).sql('duckdb')}").fetchall()]
     salt = secrets.token_hex(16)
-    for name, audit in (("release", False), ("audit", True)):
-        run(con, exp.Create(this=table(name, s), kind="TABLE", replace=True,
-                            expression=_release_query(cfg, columns, audit)), {"salt": salt})
+    run(con, exp.Create(this=table("audit", s), kind="TABLE", replace=True,
+                        expression=_audit_query(cfg, columns)), {"salt": salt})
+    # Every edited text once more, read by nothing after the audit: its memory goes to what follows.
+    for name in ("rebuilt_texts", "text_edits"):
+        _drop_temporary(con, name)
+    # The release is the audit without its keys, in the audit's order: a plain scan keeps the
+    # insertion order (joining and sorting everything a second time took as long again), unless
+    # the connection lets DuckDB reorder, when it is sorted again.
+    public = [exp.alias_(col(c), c, quoted=True) for c in released_columns(cfg, columns)]
+    query, params = exp.select(*public).from_(table("audit", s)), None
+    if not con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]:
+        query, params = query.order_by(col("partition_id"), _keyed_hash(col("row_id"))), {"salt": salt}
+    run(con, exp.Create(this=table("release", s), kind="TABLE", replace=True, expression=query), params)
     # The released texts in long form, read from the audit itself, so that verify checks what
     # was written rather than what was meant to be.
     texts = [exp.select(col("row_id"), col("person"), exp.alias_(lit(c), "attribute"), exp.alias_(col(c), "text"))
@@ -60,6 +94,8 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
         exp.select(col("row_id"), col("person"), exp.alias_(exp.cast(exp.null(), "VARCHAR"), "attribute"),
                    exp.alias_(exp.cast(exp.null(), "VARCHAR"), "text")).from_(table("audit", s)).where(exp.false())]
     run(con, exp.Create(this=table("audit_texts", s), kind="VIEW", replace=True, expression=union_all(texts)))
+    _drop_table(con, table("released_texts", s))
+    run_file(con, "release_text", s)
 
 
 def classes_query(cfg: Config) -> exp.Select:

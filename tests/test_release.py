@@ -1,6 +1,12 @@
+import random
 import re
 
-from helpers import rows, scalar
+import duckdb
+
+from helpers import demo_config, rows, scalar
+from rxanon_sql.demo import write_demo_database
+from rxanon_sql.pipeline import apply
+from rxanon_sql.sqlrun import run_file
 
 ORIGINAL = "My name is Pedro, I\u2019m a 36 years old engineer from Mexico."
 
@@ -57,3 +63,55 @@ def test_released_spans_point_into_the_released_text(demo_con):
             assert released[s:e] in {r[0] for r in rows(demo_con, "SELECT replacement FROM rx.replacements WHERE row_id = ?", [row_id])}
         else:
             assert released[s:e] in {r[0] for r in rows(demo_con, "SELECT term FROM rx.terms WHERE row_id = ?", [row_id])}
+
+
+def test_release_is_the_audit_without_its_keys_in_the_same_order(demo_con):
+    public = [r[0] for r in rows(demo_con, "DESCRIBE rx.release")]
+    cols = ", ".join(f'"{c}"' for c in public)
+    assert rows(demo_con, f"SELECT {cols} FROM rx.release") == rows(demo_con, f"SELECT {cols} FROM rx.audit")
+
+
+def test_released_texts_hold_every_text_once(demo_con):
+    assert rows(demo_con, "SELECT row_id, attribute FROM rx.released_texts ORDER BY ALL") == \
+        rows(demo_con, "SELECT row_id, attribute FROM rx.texts ORDER BY ALL")
+
+
+def test_rebuild_applies_edits_in_order_whatever_their_number():
+    """sql/rebuild_texts.sql on hand-made edits: none, one at either end, the whole text, offsets
+    in characters beyond ASCII, and a text with more edits than any corpus text has, given in
+    shuffled order."""
+    con = duckdb.connect(":memory:")
+    con.execute("CREATE SCHEMA rx")
+    con.execute("CREATE TABLE rx.texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
+    long = "".join(f"w{i:03d} " for i in range(300))
+    texts = {(1, "a"): "abcdef", (1, "b"): "abcdef", (2, "a"): "abcdef", (3, "a"): "xyz", (4, "a"): long,
+             (5, "a"): "untouched", (6, "a"): "", (7, "a"): "\u00f1and\u00fa y ping\u00fcino"}
+    con.executemany("INSERT INTO rx.texts VALUES (?, ?, ?)", [(r, a, t) for (r, a), t in texts.items()])
+    edits = [(1, "a", 0, 1, "[A]"), (1, "b", 5, 6, "<F>"), (2, "a", 1, 2, ""), (2, "a", 3, 5, "\u00e9\u00e9\u00e9"),
+             (3, "a", 0, 3, "[ALL]"), (6, "a", 0, 0, "+"),
+             (7, "a", 0, 5, "[X]"), (7, "a", 8, 16, "[Y]")]
+    edits += [(4, "a", 5 * i, 5 * i + 4, f"[{i}]") for i in range(0, 300, 2)]
+    random.Random(1).shuffle(edits)
+    con.execute("CREATE TEMP TABLE text_edits (row_id BIGINT, attribute VARCHAR, start_pos INTEGER, end_pos INTEGER, replacement VARCHAR)")
+    con.executemany("INSERT INTO text_edits VALUES (?, ?, ?, ?, ?)", edits)
+    run_file(con, "rebuild_texts")
+    expected = {}
+    for key, text in texts.items():
+        mine = sorted((s, e, r) for (row, a, s, e, r) in edits if (row, a) == key)
+        if not mine:
+            continue
+        out, last = "", 0
+        for s, e, r in mine:
+            out += text[last:s] + r
+            last = e
+        expected[key] = out + text[last:]
+    assert {(r, a): t for r, a, t in rows(con, "SELECT * FROM rebuilt_texts")} == expected
+
+
+def test_release_keeps_the_audit_order_when_the_connection_may_reorder():
+    con = duckdb.connect(":memory:")
+    con.execute("SET preserve_insertion_order = false")
+    write_demo_database(con)
+    apply(con, demo_config())
+    public = ", ".join(f'"{r[0]}"' for r in rows(con, "DESCRIBE rx.release"))
+    assert rows(con, f"SELECT {public} FROM rx.release") == rows(con, f"SELECT {public} FROM rx.audit")
