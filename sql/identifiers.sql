@@ -23,11 +23,14 @@ LEFT JOIN rx.terms_found AS f
   ON f.row_id = h.row_id AND f.attribute = h.attribute AND f.start_pos < h.end_pos AND h.start_pos < f.end_pos
 GROUP BY h.row_id, h.person, h.attribute, h.text, h.start_pos, h.end_pos, h.norm;
 
-DELETE FROM rx.terms_found AS f
-WHERE EXISTS (
-    SELECT 1 FROM identifier_matches AS m
-    WHERE m.row_id = f.row_id AND m.attribute = f.attribute
-      AND m.start_pos < f.end_pos AND f.start_pos < m.end_pos
+-- (a join, not a correlated EXISTS: DuckDB decorrelated that by grouping every term on the
+-- columns it compares, even with no identifier in any text)
+DELETE FROM rx.terms_found
+WHERE (row_id, attribute, start_pos, end_pos) IN (
+    SELECT f.row_id, f.attribute, f.start_pos, f.end_pos
+    FROM rx.terms_found AS f
+    JOIN identifier_matches AS m ON m.row_id = f.row_id AND m.attribute = f.attribute
+    WHERE m.start_pos < f.end_pos AND f.start_pos < m.end_pos
 );
 
 INSERT INTO rx.terms_found
