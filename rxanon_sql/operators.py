@@ -28,12 +28,11 @@ from functools import lru_cache
 
 import duckdb
 import pyarrow as pa
-from sqlglot import exp
 
 from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
-from .sqlrun import ident, run, run_file, table
+from .sqlrun import drop_temporary, run, run_file, table
 from .udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
 
 GEO_LABELS = ("GPE", "LOC")
@@ -267,10 +266,8 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
         run_file(con, "operator_surrogates_redraw", s)
     run_file(con, "operator_surrogates_final", s)
     run_file(con, "recode_text", s)
-    # Nothing reads the working tables of generalization and drawing after this (the contexts
-    # of the draws hold 120 characters per occurrence): dropped, they leave the release their memory.
+    # Nothing reads the working tables of generalization and drawing after this.
     for name in ("gen_options", "gen_candidates", "gen_choice", "gen_shown", "surrogate_keys", "surrogate_needles",
                  "original_norms", "fresh_contexts", "fresh_hits", "surrogate_bad"):
-        run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))],
-                          kind="TABLE", exists=True))
+        drop_temporary(con, name)
     return {"generalize_passes": passes, "surrogate_draws": draws}

@@ -11,7 +11,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, drop_temporary, ident, lit, run, run_file, table, union_all
 
 
 def released_columns(cfg: Config, columns: list[str]) -> list[str]:
@@ -57,19 +57,9 @@ def _drop_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
         run(con, exp.Drop(tables=[name], kind="TABLE"))
 
 
-def _drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Drop the temporary table or view of that name (propagation leaves a table text_edits,
-    the release makes it a view)."""
-    kinds = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = ? "
-                        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = ?",
-                        [name, name]).fetchall()
-    for (kind,) in kinds:
-        run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))], kind=kind))
-
-
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    _drop_temporary(con, "text_edits")
+    drop_temporary(con, "text_edits")
     for name in ("release_edits", "rebuild_texts"):
         run_file(con, name, s)
     columns = [r[0] for r in con.execute(f"DESCRIBE {table('dataset', s).sql('duckdb')}").fetchall()]
@@ -78,7 +68,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
                         expression=_audit_query(cfg, columns)), {"salt": salt})
     # Every edited text once more, read by nothing after the audit: its memory goes to what follows.
     for name in ("rebuilt_texts", "text_edits"):
-        _drop_temporary(con, name)
+        drop_temporary(con, name)
     # The release is the audit without its keys, in the audit's order: a plain scan keeps the
     # insertion order (joining and sorting everything a second time took as long again), unless
     # the connection lets DuckDB reorder, when it is sorted again.

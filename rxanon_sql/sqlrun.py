@@ -66,16 +66,11 @@ def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...
 
 def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> None:
     """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr."""
-    profile = os.environ.get("RXANON_SQL_PROFILE")
     for i, (sql, names) in enumerate(statements(name, schema)):
         missing = [n for n in names if n not in params]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")
-        start = time.perf_counter()
-        con.execute(sql, {n: params[n] for n in names} if names else None)
-        if profile:
-            print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  {name}.sql #{i + 1}: {sql[:90]}",
-                  file=sys.stderr)
+        _execute(con, sql, {n: params[n] for n in names} if names else None, f"{name}.sql #{i + 1}")
 
 
 def _rss_mb() -> float:
@@ -84,17 +79,33 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):
-    """Run a generated statement (an sqlglot expression, or SQL text that sqlglot re-renders)."""
-    if isinstance(statement, str):
-        statement = sqlglot.parse_one(statement, read=DIALECT)
-    sql = statement.sql(dialect=DIALECT)
+def _execute(con: duckdb.DuckDBPyConnection, sql: str, params, label: str):
+    """con.execute; with RXANON_SQL_PROFILE set, the statement's time and the memory after it go
+    to stderr."""
     if not os.environ.get("RXANON_SQL_PROFILE"):
         return con.execute(sql, params)
     start = time.perf_counter()
     result = con.execute(sql, params)
-    print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  (generated): {sql[:90]}", file=sys.stderr)
+    print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  {label}: {sql[:90]}", file=sys.stderr)
     return result
+
+
+def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):
+    """Run a generated statement (an sqlglot expression, or SQL text that sqlglot re-renders)."""
+    if isinstance(statement, str):
+        statement = sqlglot.parse_one(statement, read=DIALECT)
+    return _execute(con, statement.sql(dialect=DIALECT), params, "(generated)")
+
+
+def drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Drop the temporary table or view of that name, if there is one. (Inside the run's
+    transaction this frees nothing before the commit, but it keeps a later stage from reading a
+    stale table.)"""
+    kinds = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = ? "
+                        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = ?",
+                        [name, name]).fetchall()
+    for (kind,) in kinds:
+        run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))], kind=kind))
 
 
 def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
