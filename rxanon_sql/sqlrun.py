@@ -65,12 +65,19 @@ def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...
 
 
 def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> None:
-    """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr."""
+    """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr.
+
+    A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
+    gives batches): it handles the persons with hash(person) % $batches = $batch, so that one
+    statement never holds all the texts at once."""
     for i, (sql, names) in enumerate(statements(name, schema)):
-        missing = [n for n in names if n not in params]
+        missing = [n for n in names if n not in params and n != "batch"]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")
-        _execute(con, sql, {n: params[n] for n in names} if names else None, f"{name}.sql #{i + 1}")
+        for batch in range(params["batches"]) if "batch" in names else (None,):
+            values = {**params, "batch": batch}
+            label = f"{name}.sql #{i + 1}" + (f" batch {batch}" if batch is not None else "")
+            _execute(con, sql, {n: values[n] for n in names} if names else None, label)
 
 
 def _rss_mb() -> float:

@@ -46,8 +46,14 @@ JOIN needle_sets AS s ON s.needles = k.needles;
 
 -- One search row per person and needle set, not per text: grouping by the needle set alone put
 -- most of the blog corpus (19,320 authors sharing few topic values) into one list, one Python
--- call (4.8 GB). A person's texts bound the row, as in propagate.sql.
+-- call (4.8 GB). A person's texts bound the row, and persons go in batches, as in propagate.sql.
 CREATE OR REPLACE TEMP TABLE mentions AS
+SELECT row_id, person, attribute, CAST(0 AS INTEGER) AS start_pos, CAST(0 AS INTEGER) AS end_pos, text AS term,
+       text AS norm
+FROM rx.texts
+WHERE false;
+
+INSERT INTO mentions
 SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
        substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
 FROM (
@@ -56,6 +62,7 @@ FROM (
         SELECT n.set_id, array_agg(struct_pack(id := t.text_id, text := t.text)) AS items
         FROM rx.texts AS t
         JOIN mention_needles AS n ON n.row_id = t.row_id
+        WHERE hash(t.person) % $batches = $batch
         GROUP BY n.set_id, t.person
     ) AS g
     JOIN needle_sets AS s ON s.set_id = g.set_id
