@@ -131,7 +131,9 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
 @click.option("--operator", type=click.Choice(OPERATORS), help="Override anonymization.operator (labels "
               "listed in [text.operators] keep theirs).")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator) -> None:
+@click.option("--memory-limit", help="DuckDB's memory_limit for the run, e.g. 1GB (DuckDB's default: 80% of RAM); "
+              "beyond it DuckDB spills to disk.")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
     try:
         cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
@@ -139,6 +141,11 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
     except ConfigError as e:
         _fail(str(e))
     con = _connect(db)
+    if memory_limit is not None:
+        try:
+            con.execute("SET memory_limit = ?", [memory_limit])
+        except duckdb.Error as e:
+            _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
     report = _apply(con, cfg)
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "

@@ -67,6 +67,23 @@ def test_verify_fails_on_a_tampered_release(tmp_path):
     assert "rows of the release differ from the audit" in r.stderr
 
 
+def test_memory_limit(tmp_path):
+    db = str(tmp_path / "m.duckdb")
+    con = duckdb.connect(db)
+    write_demo_database(con)
+    con.close()
+    (tmp_path / "rx.toml").write_text(CONFIG)
+    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--memory-limit", "lots")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
+    assert "--memory-limit 'lots'" in r.stderr
+    con = duckdb.connect(db)
+    assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'rx'").fetchall() == [(0,)]
+    con.close()
+    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--memory-limit", "64MB")
+    assert r.returncode == 0, r.stderr
+    assert "0 leaks" in r.stdout
+
+
 def test_bad_input_gives_one_line_and_exit_2(tmp_path):
     db = str(tmp_path / "x.duckdb")
     con = duckdb.connect(db)
