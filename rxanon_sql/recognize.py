@@ -57,20 +57,24 @@ def pending_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
         return 0
     s = cfg.schema
     src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
-    texts = exp.Subquery(this=_texts_of(src, cfg, with_rows=False), alias=exp.TableAlias(this=ident("texts")))
-    distinct = exp.select(exp.alias_(exp.func("md5", col("text")), "text_hash"),
-                          exp.alias_(exp.func("any_value", col("text")), "text")).from_(texts).group_by(exp.Literal.number(1))
-    todo = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
-        expressions=[exp.Ordered(this=col("text_hash"))])), "n")).from_(
-        exp.Subquery(this=distinct, alias=exp.TableAlias(this=ident("d"))))
+    texts = exp.select(exp.alias_(exp.func("md5", col("text")), "text_hash"), col("text")).from_(
+        exp.Subquery(this=_texts_of(src, cfg, with_rows=False), alias=exp.TableAlias(this=ident("t"))))
     params = None
     cache_exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = ? AND table_name = 'ner_cache'",
                                [s]).fetchall()[0][0]
     if cache_exists:
+        # (the cached texts are left out before the texts are made distinct: with a filled cache
+        # nothing is grouped; grouping all 163 MB of the blog corpus shape first took 0.9 s)
         cached = exp.select(col("text_hash")).from_(table("ner_cache", s)).where(
             exp.EQ(this=col("fingerprint"), expression=exp.Placeholder(this="fp")))
-        todo = todo.where(exp.Not(this=col("text_hash").isin(query=cached)))
+        texts = exp.select("*").from_(exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("h")))).where(
+            exp.Not(this=col("text_hash").isin(query=cached)))
         params = {"fp": fingerprint(cfg)}
+    distinct = exp.select(col("text_hash"), exp.alias_(exp.func("any_value", col("text")), "text")).from_(
+        exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("texts")))).group_by(col("text_hash"))
+    todo = exp.select("*", exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(
+        expressions=[exp.Ordered(this=col("text_hash"))])), "n")).from_(
+        exp.Subquery(this=distinct, alias=exp.TableAlias(this=ident("d"))))
     run(con, exp.Create(this=exp.Table(this=ident("ner_todo")), kind="TABLE", replace=True,
                         expression=todo, properties=exp.Properties(expressions=[exp.TemporaryProperty()])), params)
     return con.execute("SELECT count(*) FROM ner_todo").fetchall()[0][0]
