@@ -45,7 +45,9 @@ def _audit_query(cfg: Config, columns: list[str]) -> exp.Select:
 
 
 def _keyed_hash(row_id: exp.Column) -> exp.Expression:
-    return exp.func("md5", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
+    # (a number, not md5's hex string: sorting the corpus shape's audit on md5 strings took 0.7 s
+    # more than on this; without the secret salt the order cannot be recomputed from row ids)
+    return exp.func("hash", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
 
 
 def _drop_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
