@@ -1,13 +1,18 @@
 -- Apply one level: in every open partition take the allowable candidate of highest priority
 -- (ties: name, then kind), give the two sides new ids, and move the persons.
 CREATE OR REPLACE TEMP TABLE choice AS
-SELECT *, row_number() OVER (ORDER BY partition_id) AS r
-FROM (
-    SELECT *, row_number() OVER (PARTITION BY partition_id ORDER BY priority DESC, name, kind) AS rn
-    FROM candidates
-    WHERE allowable
-) AS ranked
-WHERE rn = 1;
+WITH chosen AS (
+    SELECT *, row_number() OVER (ORDER BY partition_id) AS r
+    FROM (
+        SELECT *, row_number() OVER (PARTITION BY partition_id ORDER BY priority DESC, name, kind) AS rn
+        FROM candidates
+        WHERE allowable
+    ) AS ranked
+    WHERE rn = 1
+)
+SELECT c.*, t.top + 2 * c.r - 1 AS left_id, t.top + 2 * c.r AS right_id
+FROM chosen AS c
+CROSS JOIN (SELECT max(partition_id) AS top FROM rx.partition_tree) AS t;
 
 INSERT INTO rx.split_candidates
 SELECT $level, c.partition_id, c.kind, c.name, c.span, c.bias, c.priority, c.cut_op, c.cut_value, c.cut_term,
@@ -16,59 +21,45 @@ SELECT $level, c.partition_id, c.kind, c.name, c.span, c.bias, c.priority, c.cut
 FROM candidates AS c
 LEFT JOIN choice AS ch ON ch.partition_id = c.partition_id AND ch.kind = c.kind AND ch.name = c.name;
 
-CREATE OR REPLACE TEMP TABLE new_ids AS
-SELECT partition_id,
-       (SELECT max(partition_id) FROM rx.partition_tree) + 2 * r - 1 AS left_id,
-       (SELECT max(partition_id) FROM rx.partition_tree) + 2 * r AS right_id
+INSERT INTO rx.splits
+SELECT $level, partition_id,
+       CASE WHEN kind = 'relational' THEN name END,
+       CASE WHEN kind = 'textual' THEN name END,
+       kind,
+       CASE cut_op
+           WHEN 'has' THEN 'has ' || cut_term
+           WHEN 'lt' THEN '< ' || CAST(cut_value AS VARCHAR)
+           ELSE '<= ' || CAST(cut_value AS VARCHAR)
+       END,
+       cut_value, cut_term, priority, left_id, right_id, left_size, size - left_size
 FROM choice;
 
-CREATE OR REPLACE TEMP TABLE moves AS
-SELECT c.person,
+-- A side's size is its candidate's count: both strategies count the persons a cut puts left by
+-- the test the move below makes. A chosen cut is allowable, so no side is empty.
+INSERT INTO rx.partition_tree
+SELECT left_id, partition_id, $level + 1, left_size FROM choice
+UNION ALL
+SELECT right_id, partition_id, $level + 1, size - left_size FROM choice;
+
+-- The persons of a cut partition move to its left side when their key passes the cut (a missing
+-- key does not) or when they hold the cut term; the others stay where they are.
+CREATE OR REPLACE TEMP TABLE assignment AS
+SELECT a.person,
        CASE
+           WHEN ch.partition_id IS NULL THEN a.partition_id
            WHEN coalesce(CASE ch.cut_op
                     WHEN 'lt' THEN pk.key < ch.cut_value
                     WHEN 'le' THEN pk.key <= ch.cut_value
                     ELSE pt.person IS NOT NULL
-                END, false) THEN i.left_id
-           ELSE i.right_id
+                END, false) THEN ch.left_id
+           ELSE ch.right_id
        END AS partition_id
-FROM current_persons AS c
-JOIN choice AS ch ON ch.partition_id = c.partition_id
-JOIN new_ids AS i ON i.partition_id = c.partition_id
-LEFT JOIN level_keys AS pk
-       ON ch.kind = 'relational' AND pk.person = c.person AND pk.attribute = ch.name
-LEFT JOIN rx.person_terms AS pt
-       ON ch.kind = 'textual' AND pt.person = c.person AND pt.label = ch.name AND pt.norm = ch.cut_term;
-
-INSERT INTO rx.splits
-SELECT $level, ch.partition_id,
-       CASE WHEN ch.kind = 'relational' THEN ch.name END,
-       CASE WHEN ch.kind = 'textual' THEN ch.name END,
-       ch.kind,
-       CASE ch.cut_op
-           WHEN 'has' THEN 'has ' || ch.cut_term
-           WHEN 'lt' THEN '< ' || CAST(ch.cut_value AS VARCHAR)
-           ELSE '<= ' || CAST(ch.cut_value AS VARCHAR)
-       END,
-       ch.cut_value, ch.cut_term, ch.priority, i.left_id, i.right_id, ch.left_size, ch.size - ch.left_size
-FROM choice AS ch
-JOIN new_ids AS i ON i.partition_id = ch.partition_id;
-
--- (an equi-join on the child id: a join on "IN (left_id, right_id)" is a nested loop)
-INSERT INTO rx.partition_tree
-SELECT m.partition_id, i.parent_id, $level + 1, count(*)
-FROM moves AS m
-JOIN (
-    SELECT partition_id AS parent_id, left_id AS child_id FROM new_ids
-    UNION ALL
-    SELECT partition_id, right_id FROM new_ids
-) AS i ON i.child_id = m.partition_id
-GROUP BY m.partition_id, i.parent_id;
-
-CREATE OR REPLACE TEMP TABLE assignment AS
-SELECT a.person, coalesce(m.partition_id, a.partition_id) AS partition_id
 FROM assignment AS a
-LEFT JOIN moves AS m ON m.person = a.person;
+LEFT JOIN choice AS ch ON ch.partition_id = a.partition_id
+LEFT JOIN level_keys AS pk
+       ON ch.kind = 'relational' AND pk.person = a.person AND pk.attribute = ch.name
+LEFT JOIN rx.person_terms AS pt
+       ON ch.kind = 'textual' AND pt.person = a.person AND pt.label = ch.name AND pt.norm = ch.cut_term;
 
 CREATE OR REPLACE TEMP TABLE open_partitions AS
 SELECT partition_id, size FROM rx.partition_tree
