@@ -3,13 +3,15 @@
 -- (k <= df <= |P| - k) are candidates. A term used for a cut is removed from both children
 -- without bookkeeping: it has df = |P| on the left and df = 0 on the right, so it can never
 -- give an allowable cut again below this partition.
+-- (term_id follows label, then norm: rx.term_ids)
 CREATE OR REPLACE TEMP TABLE candidates AS
-SELECT partition_id, size, 'textual' AS kind, label AS name, CAST(NULL AS DOUBLE) AS span,
-       CAST(0 AS DOUBLE) AS bias, 'has' AS cut_op, CAST(NULL AS DOUBLE) AS cut_value, norm AS cut_term,
-       df AS left_size, CAST(df AS DOUBLE) AS priority, true AS allowable
+SELECT r.partition_id, r.size, 'textual' AS kind, i.label AS name, CAST(NULL AS DOUBLE) AS span,
+       CAST(0 AS DOUBLE) AS bias, 'has' AS cut_op, CAST(NULL AS DOUBLE) AS cut_value, i.norm AS cut_term,
+       r.df AS left_size, CAST(r.df AS DOUBLE) AS priority, true AS allowable
 FROM (
-    SELECT *, row_number() OVER (PARTITION BY partition_id ORDER BY df DESC, label, norm) AS rn
+    SELECT *, row_number() OVER (PARTITION BY partition_id ORDER BY df DESC, term_id) AS rn
     FROM term_df
     WHERE df >= (SELECT k FROM rx.params) AND df <= size - (SELECT k FROM rx.params)
-) AS ranked
-WHERE rn = 1;
+) AS r
+JOIN rx.term_ids AS i ON i.term_id = r.term_id
+WHERE r.rn = 1;

@@ -7,11 +7,12 @@ JOIN open_partitions AS o ON o.partition_id = a.partition_id;
 -- Document frequency of every term in every open partition. A view, not a table: inside the
 -- run's transaction every replaced table stays in memory until the commit, and this would be
 -- the largest table of a level.
+-- (by the numbers of rx.term_ids, persons.sql: term_id orders the terms by label and norm)
 CREATE OR REPLACE TEMP VIEW term_df AS
-SELECT c.partition_id, c.size, t.label, t.norm, count(*) AS df
+SELECT c.partition_id, c.size, t.label_id, t.term_id, count(*) AS df
 FROM current_persons AS c
 JOIN rx.person_terms AS t ON t.person = c.person
-GROUP BY c.partition_id, c.size, t.label, t.norm;
+GROUP BY c.partition_id, c.size, t.label_id, t.term_id;
 
 -- The rank of every nominal and ordinal value in every open partition: a nominal cut takes the
 -- first floor(n/2) of P's n distinct values in sorted order (DESIGN.md) or, with nominal_order =

@@ -1,11 +1,23 @@
 -- The person-centric view D* in long form, which the partitioner reads (rx.persons, the wide
 -- view with one list per quasi-identifier, is built from these in persons.py).
 
--- X': a person's distinct non-redundant terms, a term being (label, norm).
-CREATE OR REPLACE TABLE rx.person_terms AS
+-- X': a person's distinct non-redundant terms, a term being (label, norm). The partitioner counts
+-- the terms of every open partition at every level; it groups by label_id and term_id, numbered
+-- in the order of label and of (label, norm) (rx.term_ids), which took half the time of grouping
+-- by the strings on the blog corpus shape.
+CREATE OR REPLACE TEMP TABLE distinct_person_terms AS
 SELECT DISTINCT person, label, norm
 FROM rx.terms
 WHERE linked_attribute IS NULL AND source <> 'identifier';
+
+CREATE OR REPLACE TABLE rx.term_ids AS
+SELECT dense_rank() OVER (ORDER BY label) AS label_id, row_number() OVER (ORDER BY label, norm) AS term_id, label, norm
+FROM (SELECT DISTINCT label, norm FROM distinct_person_terms) AS d;
+
+CREATE OR REPLACE TABLE rx.person_terms AS
+SELECT d.person, d.label, d.norm, i.label_id, i.term_id
+FROM distinct_person_terms AS d
+JOIN rx.term_ids AS i ON i.label = d.label AND i.norm = d.norm;
 
 -- A person's distinct values per quasi-identifier (aggregation `set`).
 CREATE OR REPLACE TABLE rx.person_values AS
@@ -28,10 +40,10 @@ SELECT DISTINCT person FROM rx.dataset;
 -- The normalizers of span(a, P): the same measure over all of D*.
 CREATE OR REPLACE TABLE rx.domain AS
 SELECT 'relational' AS kind, attribute AS name,
-       max(num) - min(num) AS width, count(DISTINCT num) AS n_distinct
+       max(num) - min(num) AS width, count(DISTINCT num) AS n_distinct, CAST(NULL AS BIGINT) AS label_id
 FROM rx.person_values
 GROUP BY attribute
 UNION ALL
-SELECT 'textual', label, NULL, count(DISTINCT norm)
-FROM rx.person_terms
+SELECT 'textual', label, NULL, count(*), min(label_id)
+FROM rx.term_ids
 GROUP BY label;

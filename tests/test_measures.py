@@ -5,7 +5,7 @@ from helpers import rows
 
 def test_ncp_matches_a_hand_computation(demo_con):
     """NCP from the definitions, computed in Python from the recoded values and D*."""
-    dom = {a: (w, n) for _, a, w, n in rows(demo_con, "SELECT * FROM rx.domain WHERE kind = 'relational'")}
+    dom = {a: (w, n) for _, a, w, n in rows(demo_con, "SELECT kind, name, width, n_distinct FROM rx.domain WHERE kind = 'relational'")}
     kinds = dict(rows(demo_con, "SELECT attribute, kind FROM rx.attributes"))
     per_partition = {}
     for pid, a, value, lo, hi, covered in rows(demo_con, "SELECT * FROM rx.recoded_values"):
