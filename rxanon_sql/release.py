@@ -11,7 +11,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, drop_temporary, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, drop_base_table, drop_temporary, ident, lit, run, run_file, table, union_all
 
 
 def released_columns(cfg: Config, columns: list[str]) -> list[str]:
@@ -50,15 +50,6 @@ def _keyed_hash(row_id: exp.Column) -> exp.Expression:
     return exp.func("hash", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
 
 
-def _drop_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
-    """Drop a base table of that name: earlier versions wrote rx.release and rx.released_texts as tables, and
-    CREATE OR REPLACE VIEW does not replace a table."""
-    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-                        "AND schema_name = ? AND table_name = ? AND NOT temporary", [name.db, name.name]).fetchall()[0][0]
-    if found:
-        run(con, exp.Drop(tables=[name], kind="TABLE"))
-
-
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
     drop_temporary(con, "text_edits")
@@ -77,7 +68,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     # still follows partitions and hashes in pieces, never persons. (An earlier version wrote a
     # table.)
     public = [exp.alias_(col(c), c, quoted=True) for c in released_columns(cfg, columns)]
-    _drop_table(con, table("release", s))
+    drop_base_table(con, table("release", s))
     run(con, exp.Create(this=table("release", s), kind="VIEW", replace=True,
                         expression=exp.select(*public).from_(table("audit", s))))
     # The released texts in long form, read from the audit itself, so that verify checks what
@@ -87,7 +78,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
         exp.select(col("row_id"), col("person"), exp.alias_(exp.cast(exp.null(), "VARCHAR"), "attribute"),
                    exp.alias_(exp.cast(exp.null(), "VARCHAR"), "text")).from_(table("audit", s)).where(exp.false())]
     run(con, exp.Create(this=table("audit_texts", s), kind="VIEW", replace=True, expression=union_all(texts)))
-    _drop_table(con, table("released_texts", s))
+    drop_base_table(con, table("released_texts", s))
     run_file(con, "release_text", s)
 
 

@@ -115,6 +115,16 @@ def drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
         run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))], kind=kind))
 
 
+def drop_base_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
+    """Drop the base table of that name, if there is one: earlier versions wrote as tables what are
+    now views (rx.release, rx.released_texts, rx.persons), and CREATE OR REPLACE VIEW does not
+    replace a table."""
+    found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                        "AND schema_name = ? AND table_name = ? AND NOT temporary", [name.db, name.name]).fetchall()[0][0]
+    if found:
+        run(con, exp.Drop(tables=[name], kind="TABLE"))
+
+
 def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     run(con, exp.Create(this=exp.Table(this=ident(schema)), kind="SCHEMA", exists=True))
 
