@@ -7,11 +7,12 @@
 CREATE OR REPLACE TEMP TABLE candidates AS
 SELECT r.partition_id, r.size, 'textual' AS kind, i.label AS name, CAST(NULL AS DOUBLE) AS span,
        CAST(0 AS DOUBLE) AS bias, 'has' AS cut_op, CAST(NULL AS DOUBLE) AS cut_value, i.norm AS cut_term,
-       r.df AS left_size, CAST(r.df AS DOUBLE) AS priority, true AS allowable
+       r.pick.df AS left_size, CAST(r.pick.df AS DOUBLE) AS priority, true AS allowable
 FROM (
-    SELECT *, row_number() OVER (PARTITION BY partition_id ORDER BY df DESC, term_id) AS rn
+    SELECT partition_id, size,
+           min_by(struct_pack(term_id := term_id, df := df), struct_pack(larger := -df, term_id := term_id)) AS pick
     FROM term_df
     WHERE df >= (SELECT k FROM rx.params) AND df <= size - (SELECT k FROM rx.params)
+    GROUP BY partition_id, size
 ) AS r
-JOIN rx.term_ids AS i ON i.term_id = r.term_id
-WHERE r.rn = 1;
+JOIN rx.term_ids AS i ON i.term_id = r.pick.term_id;
