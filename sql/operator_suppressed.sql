@@ -37,7 +37,7 @@ WITH
 -- statement took twice as long on the blog corpus shape. The place (row_id, attribute,
 -- start_pos) is one HUGEINT in the same order (row_id in the high 64 bits, the attribute's rank
 -- among the attributes and start_pos below): a min and a sort over a struct compare field by
--- field, and took a third as long again.
+-- field, and took a sixth as long again.
 attributes AS (
     SELECT list_sort(list(DISTINCT attribute)) AS names FROM rx.terms
 ),
