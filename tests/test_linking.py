@@ -89,3 +89,20 @@ def test_a_non_sensitive_label_counts_only_when_it_states_a_value():
     apply(con, config_from(cfg))
     got = rows(con, "SELECT person, term, label, linked_attribute FROM rx.terms ORDER BY person")
     assert [g[3] for g in got] == ["age"] * 4 and all(g[2] in ("DATE", "CARDINAL") for g in got)
+
+
+def test_without_matching_values_a_categorical_value_needs_its_label():
+    # (match_values = false: the value is linked only when the term's label states the attribute)
+    def links(emap):
+        cfg = CONFIG.replace('[attributes.sign]\ntype = "nominal"',
+                             f'[attributes.sign]\ntype = "nominal"\nmatch_values = false\nemap = {emap}')
+        cfg += '[text.terms]\nZODIAC = ["Pisces", "Leo"]\n'
+        con = duckdb.connect()
+        con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+        con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                        [(1, 36, "Pisces", "2004-05-14", "A Pisces, not a Leo."), (2, 50, "Leo", "2001-01-01", "no sign"),
+                         (3, 51, "Leo", "2001-01-02", "nothing"), (4, 52, "Leo", "2001-01-03", "nothing at all")])
+        apply(con, config_from(cfg))
+        return rows(con, "SELECT term, label, linked_attribute FROM rx.terms WHERE person = 1 ORDER BY start_pos")
+    assert links('["ZODIAC"]') == [("Pisces", "ZODIAC", "sign"), ("Leo", "ZODIAC", None)]
+    assert links('["GPE"]') == [("Pisces", "ZODIAC", None), ("Leo", "ZODIAC", None)]
