@@ -56,3 +56,44 @@ def test_vague_dates_are_not_terms(demo_con):
     norms = {r[0] for r in rows(demo_con, "SELECT norm FROM rx.terms WHERE label = 'DATE'")}
     assert "a great year" not in norms and "four days ago" not in norms and "a good day" not in norms
     assert "2004" in norms and "36 years old" in norms
+
+
+def test_spans_are_trimmed_widened_and_overlaps_resolved():
+    # terms.sql on spans written straight into the cache: the settled ones (ASCII letters or
+    # digits at both ends, no word character beside them) and the ones that are trimmed or
+    # widened must come out as the rules say.
+    from rxanon_sql.sqlrun import run_file
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA rx")
+    run_file(con, "parameters", "rx")
+    run_file(con, "ner_cache", "rx")
+    con.execute("INSERT INTO rx.params (fingerprint) VALUES ('fp')")
+    con.execute("INSERT INTO rx.labels VALUES ('GPE', 0), ('PERSON', 0), ('MONEY', 0), ('ORG', 0)")
+    con.execute("INSERT INTO rx.emap VALUES ('age', 'CARDINAL')")
+    texts = ["Paris 10GB $15 in Zürich, ok", "Ann  Lee met Bo Chan at ACME Corp today", "$ x"]
+    con.execute("CREATE TABLE rx.texts AS SELECT i AS row_id, i AS person, 'text' AS attribute, t AS text, "
+                "md5(t) AS text_hash, i AS text_id FROM (SELECT unnest(?) AS t, unnest(range(3)) AS i)", [texts])
+    spans = {0: [(0, 5, "GPE"), (8, 10, "GPE"), (10, 14, "MONEY"), (20, 24, "GPE"), (26, 28, "CARDINAL"),
+                 (27, 27, "GPE")],
+             1: [(0, 8, "PERSON"), (13, 20, "PERSON"), (16, 20, "ORG"), (24, 33, "CARDINAL"), (24, 28, "ORG"),
+                 (34, 39, "NORP")],
+             2: [(0, 1, "MONEY"), (2, 3, "PERSON")]}
+    for i, ents in spans.items():
+        con.execute("INSERT INTO rx.ner_cache SELECT 'fp', md5(?), ?::STRUCT(start_pos INTEGER, end_pos INTEGER, "
+                    "term VARCHAR, label VARCHAR, source VARCHAR)[]",
+                    [texts[i], [{"start_pos": s, "end_pos": e, "term": texts[i][s:e], "label": lab, "source": "ner"}
+                                for s, e, lab in ents]])
+    run_file(con, "terms", "rx")
+    found = rows(con, "SELECT row_id, start_pos, end_pos, term, norm, label FROM rx.terms_found "
+                      "ORDER BY row_id, start_pos, label")
+    assert found == [
+        (0, 0, 5, "Paris", "paris", "GPE"),
+        (0, 6, 10, "10GB", "10gb", "GPE"),       # widened over the "10" spaCy cut off
+        (0, 12, 14, "15", "15", "MONEY"),        # trimmed of " $"
+        (0, 18, 24, "Zürich", "zürich", "GPE"),  # widened over non-ASCII letters
+        (0, 26, 28, "ok", "ok", "CARDINAL"),
+        (1, 0, 8, "Ann  Lee", "ann lee", "PERSON"),
+        (1, 13, 20, "Bo Chan", "bo chan", "PERSON"),  # the longer sensitive span wins
+        (1, 24, 28, "ACME", "acme", "ORG"),           # a sensitive label wins over a longer one
+        (2, 2, 3, "x", "x", "PERSON"),
+    ]
