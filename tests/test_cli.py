@@ -18,6 +18,18 @@ def cli(*args):
     return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
 
 
+def demo_db(tmp_path, config: str | None = CONFIG):
+    """The demo's tables in a database file under tmp_path, and the demo's configuration beside
+    it; returns their paths as strings."""
+    db = tmp_path / "demo.duckdb"
+    con = duckdb.connect(str(db))
+    write_demo_database(con)
+    con.close()
+    if config is not None:
+        (tmp_path / "rx.toml").write_text(config)
+    return str(db), str(tmp_path / "rx.toml")
+
+
 def test_demo(tmp_path):
     r = cli("demo", "--db", str(tmp_path / "demo.duckdb"))
     assert r.returncode == 0, r.stderr
@@ -26,12 +38,8 @@ def test_demo(tmp_path):
 
 
 def test_apply_verify_export(tmp_path):
-    db = str(tmp_path / "blog.duckdb")
-    con = duckdb.connect(db)
-    write_demo_database(con)
-    con.close()
-    (tmp_path / "rx.toml").write_text(CONFIG)
-    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--k", "3", "--lambda", "0.2")
+    db, config = demo_db(tmp_path)
+    r = cli("apply", db, "--config", config, "--k", "3", "--lambda", "0.2")
     assert r.returncode == 0, r.stderr
     assert "6 persons" in r.stdout
     r = cli("verify", db)
@@ -48,12 +56,8 @@ def test_apply_verify_export(tmp_path):
 
 
 def test_verify_fails_on_a_tampered_release(tmp_path):
-    db = str(tmp_path / "t.duckdb")
-    con = duckdb.connect(db)
-    write_demo_database(con)
-    con.close()
-    (tmp_path / "rx.toml").write_text(CONFIG)
-    assert cli("apply", db, "--config", str(tmp_path / "rx.toml")).returncode == 0
+    db, config = demo_db(tmp_path)
+    assert cli("apply", db, "--config", config).returncode == 0
     con = duckdb.connect(db)
     con.execute("UPDATE rx.audit SET age = '36' WHERE person = 1")  # person 1 now stands alone
     con.execute("UPDATE rx.audit SET text = text || ' Ben again.' WHERE person = 3")
@@ -68,29 +72,21 @@ def test_verify_fails_on_a_tampered_release(tmp_path):
 
 
 def test_memory_limit(tmp_path):
-    db = str(tmp_path / "m.duckdb")
-    con = duckdb.connect(db)
-    write_demo_database(con)
-    con.close()
-    (tmp_path / "rx.toml").write_text(CONFIG)
-    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--memory-limit", "lots")
+    db, config = demo_db(tmp_path)
+    r = cli("apply", db, "--config", config, "--memory-limit", "lots")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
     assert "--memory-limit 'lots'" in r.stderr
     con = duckdb.connect(db)
     assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'rx'").fetchall() == [(0,)]
     con.close()
-    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"), "--memory-limit", "64MB")
+    r = cli("apply", db, "--config", config, "--memory-limit", "64MB")
     assert r.returncode == 0, r.stderr
     assert "0 leaks" in r.stdout
 
 
 def test_bad_input_gives_one_line_and_exit_2(tmp_path):
-    db = str(tmp_path / "x.duckdb")
-    con = duckdb.connect(db)
-    write_demo_database(con)
-    con.close()
-    (tmp_path / "bad.toml").write_text(CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
-    r = cli("apply", db, "--config", str(tmp_path / "bad.toml"))
+    db, config = demo_db(tmp_path, CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
+    r = cli("apply", db, "--config", config)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "kay" in r.stderr
     (tmp_path / "bad2.toml").write_text(CONFIG.replace('"posts"]', '"post"]'))
@@ -105,10 +101,7 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path):
 
 
 def test_init_writes_a_usable_configuration(tmp_path):
-    db = str(tmp_path / "i.duckdb")
-    con = duckdb.connect(db)
-    write_demo_database(con)
-    con.close()
+    db, _ = demo_db(tmp_path, config=None)
     out = tmp_path / "rx.toml"
     r = cli("init", db, "--out", str(out))
     assert r.returncode == 0, r.stderr
