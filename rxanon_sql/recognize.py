@@ -3,7 +3,7 @@
 NER runs once per distinct text and recognizer configuration: texts are keyed by md5 in
 `rx.ner_cache`, so a rerun with another k, lambda or strategy loads no spaCy pipeline at all.
 The cache is filled in chunks, each committed on its own, so a run killed during NER keeps what
-it recognized. The terms of this run (`rx.terms_found`) are then read from the cache in SQL.
+it recognized. The terms of this run (the temporary table `terms_found`) are then read from the cache in SQL.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from .config import Config
 from .join import source_query
-from .sqlrun import col, create_schema, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner
@@ -162,6 +162,7 @@ def search_batches(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
 
 def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
     register_find_texts(con)
+    drop_base_table(con, table("terms_found", cfg.schema))     # (a table of earlier versions)
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).

@@ -117,8 +117,8 @@ def drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
 
 def drop_base_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
     """Drop the base table of that name, if there is one: earlier versions wrote as tables what are
-    now views (rx.release, rx.released_texts, rx.persons), and CREATE OR REPLACE VIEW does not
-    replace a table."""
+    now views (rx.release, rx.released_texts, rx.persons: CREATE OR REPLACE VIEW does not replace a
+    table) or a temporary table (rx.terms_found, which would stay behind, stale)."""
     found = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
                         "AND schema_name = ? AND table_name = ? AND NOT temporary", [name.db, name.name]).fetchall()[0][0]
     if found:

@@ -19,21 +19,21 @@ SELECT h.row_id, h.person, h.attribute,
                  - least(h.start_pos, coalesce(min(f.start_pos), h.start_pos))) AS term,
        h.norm
 FROM identifier_hits AS h
-LEFT JOIN rx.terms_found AS f
+LEFT JOIN terms_found AS f
   ON f.row_id = h.row_id AND f.attribute = h.attribute AND f.start_pos < h.end_pos AND h.start_pos < f.end_pos
 GROUP BY h.row_id, h.person, h.attribute, h.text, h.start_pos, h.end_pos, h.norm;
 
 -- (a join, not a correlated EXISTS: DuckDB decorrelated that by grouping every term on the
 -- columns it compares, even with no identifier in any text)
-DELETE FROM rx.terms_found
+DELETE FROM terms_found
 WHERE (row_id, attribute, start_pos, end_pos) IN (
     SELECT f.row_id, f.attribute, f.start_pos, f.end_pos
-    FROM rx.terms_found AS f
+    FROM terms_found AS f
     JOIN identifier_matches AS m ON m.row_id = f.row_id AND m.attribute = f.attribute
     WHERE m.start_pos < f.end_pos AND f.start_pos < m.end_pos
 );
 
-INSERT INTO rx.terms_found
+INSERT INTO terms_found
 SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, upper(v.column_name), 'identifier'
 FROM identifier_matches AS m
 JOIN (

@@ -5,7 +5,7 @@
 -- before one that only may state an attribute (ties: label name).
 CREATE OR REPLACE TEMP TABLE surfaces AS
 SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
-FROM rx.terms_found
+FROM terms_found
 WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
 GROUP BY person;
 
@@ -14,7 +14,7 @@ GROUP BY person;
 -- they overlap, the sensitive surface wins. Below, "tagged spans" are the others.
 CREATE OR REPLACE TEMP TABLE blocking AS
 SELECT f.row_id, f.attribute, t.text_id, f.start_pos, f.end_pos, f.source
-FROM rx.terms_found AS f
+FROM terms_found AS f
 JOIN rx.texts AS t ON t.row_id = f.row_id AND t.attribute = f.attribute
 WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 
@@ -62,6 +62,11 @@ GROUP BY ALL
 HAVING bool_and(f.row_id IS NULL OR (
     m.start_pos <= f.start_pos AND f.end_pos <= m.end_pos AND f.source <> 'identifier'
     AND f.end_pos - f.start_pos < m.end_pos - m.start_pos));
+
+-- (A row put in and taken out again: see mentions in linking.sql. Later stages insert into
+-- this table, and it is empty where the recognizers found nothing.)
+INSERT INTO chosen (row_id) VALUES (NULL);
+DELETE FROM chosen WHERE row_id IS NULL;
 
 -- 2. Where a surface only partly overlaps a tagged span, a shorter surface may hide behind it
 --    ("Jo" of "Jo Ann" when the identifier "Ann Lee" took the "Ann"). Those texts are searched

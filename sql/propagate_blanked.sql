@@ -31,7 +31,7 @@ FROM (
     SELECT person, norm, label,
            row_number() OVER (PARTITION BY person, norm
                               ORDER BY label IN (SELECT label FROM rx.labels) DESC, count(*) DESC, label) AS rn
-    FROM rx.terms_found
+    FROM terms_found
     WHERE (person, norm) IN (SELECT person, norm FROM chosen)
     GROUP BY person, norm, label
 ) AS ranked
@@ -39,14 +39,14 @@ WHERE rn = 1;
 
 -- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
 --    spans of labels that only may state an attribute).
-DELETE FROM rx.terms_found AS f
+DELETE FROM terms_found AS f
 WHERE f.row_id IN (SELECT row_id FROM chosen)
   AND EXISTS (
     SELECT 1 FROM chosen AS m
     WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 );
 
-INSERT INTO rx.terms_found
+INSERT INTO terms_found
 SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, l.label, 'match'
 FROM chosen AS m
 JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm;

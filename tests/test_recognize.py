@@ -84,7 +84,7 @@ def test_spans_are_trimmed_widened_and_overlaps_resolved():
                     [texts[i], [{"start_pos": s, "end_pos": e, "term": texts[i][s:e], "label": lab, "source": "ner"}
                                 for s, e, lab in ents]])
     run_file(con, "terms", "rx")
-    found = rows(con, "SELECT row_id, start_pos, end_pos, term, norm, label FROM rx.terms_found "
+    found = rows(con, "SELECT row_id, start_pos, end_pos, term, norm, label FROM terms_found "
                       "ORDER BY row_id, start_pos, label")
     assert found == [
         (0, 0, 5, "Paris", "paris", "GPE"),
