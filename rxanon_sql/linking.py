@@ -6,9 +6,9 @@ from __future__ import annotations
 import duckdb
 
 from .config import Config
-from .recognize import search_batches
 from .sqlrun import run_file
 
 
-def link(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
-    run_file(con, "linking", cfg.schema, batches=search_batches(con, cfg))
+def link(con: duckdb.DuckDBPyConnection, cfg: Config, batches: int) -> None:
+    """`batches`: how many batches the search over rx.texts takes (recognize.search_batches)."""
+    run_file(con, "linking", cfg.schema, batches=batches)

@@ -22,7 +22,7 @@ from .linking import link
 from .measures import measure
 from .partition import partition
 from .persons import build_persons
-from .recognize import build_terms, build_texts, fill_cache, fingerprint, pending_texts
+from .recognize import build_terms, build_texts, fill_cache, fingerprint, pending_texts, search_batches
 from .recoding import recode
 from .release import release
 from .sqlrun import create_schema, run_file, table
@@ -144,10 +144,11 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
             _build_source(con, cfg, types, fingerprint(cfg))
             run_file(con, "ner_cache", s)
             build_texts(con, cfg)
+            batches = search_batches(con, cfg)
         with report.stage("terms"):
-            build_terms(con, cfg, types)
+            build_terms(con, cfg, types, batches)
         with report.stage("linking"):
-            link(con, cfg)
+            link(con, cfg, batches)
         with report.stage("persons"):
             build_persons(con, cfg)
         with report.stage("partitioning"):

@@ -160,7 +160,8 @@ def search_batches(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
     return max(1, -(-int(total) // SEARCH_BATCH_BYTES))
 
 
-def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], batches: int) -> None:
+    """The run's terms (temporary table terms_found); `batches`: search_batches' count."""
     register_find_texts(con)
     drop_base_table(con, table("terms_found", cfg.schema))     # (a table of earlier versions)
     run_file(con, "terms", cfg.schema)
@@ -168,6 +169,6 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "propagate", cfg.schema, batches=search_batches(con, cfg))
+    run_file(con, "propagate", cfg.schema, batches=batches)
     for name in ("rebuild_texts", "propagate_blanked"):
         run_file(con, name, cfg.schema)
