@@ -59,7 +59,8 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     salt = secrets.token_hex(16)
     run(con, exp.Create(this=table("audit", s), kind="TABLE", replace=True,
                         expression=_audit_query(cfg, columns)), {"salt": salt})
-    # Every edited text once more, read by nothing after the audit: its memory goes to what follows.
+    # Every edited text once more, read by nothing after the audit. (Dropped so that no later
+    # statement reads them; inside the run's transaction this frees no memory before the commit.)
     for name in ("rebuilt_texts", "text_edits"):
         drop_temporary(con, name)
     # The release is a view of the audit without its keys (DESIGN.md: "release (SQL view)"): a
