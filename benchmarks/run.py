@@ -13,9 +13,12 @@ peak is the process' high-water mark (VmHWM) since the start of that stage: the 
 is reset through /proc/self/clear_refs when a stage starts. Inputs are built once into DuckDB
 files under --workdir and reused. The synthetic and blog inputs have their NER cache pre-filled
 by the generator (the terms it placed in the texts), so their runs do no NER; `cache` and `ner`
-run spaCy for real. DuckDB runs with `SET threads = 2` and `SET memory_limit` = --memory-limit. pandas, which the
-`bench` extra installs for anonypy, is hidden from `apply` runs as it is absent from a plain
-install (pyarrow would import it on its first conversion).
+run spaCy for real. The timed runs of `synthetic`, `scaling` and `blogs` build every stage
+(`apply(..., reuse=False)`); `synthetic` and `blogs` then time retuning: runs with other k and
+lambda that keep the stages before partitioning (rxanon_sql/reuse.py). DuckDB runs with
+`SET threads = 2` and `SET memory_limit` = --memory-limit. pandas, which the `bench` extra
+installs for anonypy, is hidden from `apply` runs as it is absent from a plain install (pyarrow
+would import it on its first conversion).
 """
 from __future__ import annotations
 
@@ -134,12 +137,13 @@ def _apply(spec: dict) -> dict:
     cfg = cfg.with_overrides(k=spec.get("k"), lam=spec.get("lam"), strategy=spec.get("strategy"))
     con = _connect(spec["db"], spec.get("threads", 2), spec.get("memory_limit", "2GB"))
     start = time.perf_counter()
-    report = apply(con, cfg)
+    # (every stage is built unless the spec asks for reuse: the stage tables time a full run)
+    report = apply(con, cfg, reuse=spec.get("reuse", False))
     wall = time.perf_counter() - start
     ncp = con.execute(f'SELECT ncp_a, ncp_x, ncp, partitions FROM "{cfg.schema}".ncp').fetchall()[0]
     con.close()
     return {"timings": report.timings, "peaks": peaks, "counts": report.counts, "wall": wall,
-            "ncp": ncp, "peak_total": _peak_mb()}
+            "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused}
 
 
 def _adult_frame():
@@ -331,6 +335,26 @@ def stage_table(results: list[dict], rows: int, title: str) -> str:
     return "\n".join(lines)
 
 
+# Retuning after a full run: other k and lambda, the stages before partitioning kept (reuse.py).
+RETUNES = ((10, 0.2), (3, 0.8), (5, 0.5))
+RETUNED = ("join", "partitioning", "recoding_release", "measures")
+
+
+def retune_table(args, db: str) -> str:
+    """Runs with other k and lambda after the full runs, which recorded their source fingerprint."""
+    lines = ["Retuning: `apply` again with another k and lambda; join, terms, linking and persons are kept from "
+             "the run before (`join` here is the fingerprint scan and the parameters).", "",
+             "| k | lambda | reused | join + partitioning + recoding + measures s | partitioning s | whole `apply` s "
+             "| peak RSS MB |", "| ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+    walls = []
+    for k, lam in RETUNES:
+        r = run_child("apply", {"db": db, "memory_limit": args.memory_limit, "k": k, "lam": lam, "reuse": True})
+        walls.append(r["wall"])
+        lines.append(f"| {k} | {lam} | {'yes' if r['reused'] else 'NO'} | {sum(r['timings'][s] for s in RETUNED):.2f} | "
+                     f"{r['timings']['partitioning']:.2f} | {r['wall']:.2f} | {r['peak_total']:.0f} |")
+    return "\n".join(lines + ["", f"median whole `apply` when retuning: {med(walls):.2f} s", ""])
+
+
 def repeat_apply(args, db: str, **spec) -> list[dict]:
     return [run_child("apply", {"db": db, "memory_limit": args.memory_limit, **spec}) for _ in range(args.repeat)]
 
@@ -345,6 +369,7 @@ def cmd_synthetic(args) -> str:
         peak = med([max(r["peaks"][s] for s in AFTER_NER) for r in res])
         out.append(f"after NER: {after:.2f} s = {230 / after:.0f}x faster than the original's 230 s "
                    f"(at 5,000 authors); peak {peak:.0f} MB vs 456 MB\n")
+        out.append(retune_table(args, db))
     return "\n".join(out)
 
 
@@ -374,7 +399,8 @@ def cmd_blogs(args) -> str:
     db = build(args, f"blogs_full_s{args.seed}", relational=str(BLOGS), seed=args.seed, foreign_dates=False)
     res = repeat_apply(args, db, k=5, lam=0.5)
     return stage_table(res, 681_288, "Blog Authorship Corpus shape: 19,320 persons, 681,288 posts (real attributes "
-                       "and dates, 1.1% of dates missing, generated texts and terms), k = 5, lambda = 0.5")
+                       "and dates, 1.1% of dates missing, generated texts and terms), k = 5, lambda = 0.5") + "\n" + \
+        retune_table(args, db)
 
 
 def cmd_cache(args) -> str:

@@ -53,7 +53,7 @@ def _print_measures(con, schema: str) -> None:
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
 
-def _apply(con, cfg, quiet: bool = False):
+def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     from .pipeline import apply
     from .udfs.ner import PipelineNotFound
 
@@ -61,7 +61,7 @@ def _apply(con, cfg, quiet: bool = False):
         if not quiet:
             click.echo(f"  NER: {done}/{total} texts", err=True)
     try:
-        return apply(con, cfg, progress)
+        return apply(con, cfg, progress, reuse=reuse)
     except (ConfigError, InputError, PipelineNotFound) as e:
         _fail(str(e))
 
@@ -133,7 +133,9 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
               "listed in [text.operators] keep theirs).")
 @click.option("--memory-limit", help="DuckDB's memory_limit for the run, e.g. 1GB (DuckDB's default: 80% of RAM); "
               "beyond it DuckDB spills to disk.")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit) -> None:
+@click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
+              "of partitioning, recoding and measures changed since the last run.")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
     try:
         cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
@@ -146,10 +148,13 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
             con.execute("SET memory_limit = ?", [memory_limit])
         except duckdb.Error as e:
             _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
-    report = _apply(con, cfg)
+    report = _apply(con, cfg, reuse=not rebuild)
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
+    if report.reused:
+        click.echo("source and configuration as in the last run but for parameters of partitioning, recoding and "
+                   "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
     _print_measures(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
     _verify_and_exit(con, cfg.schema)

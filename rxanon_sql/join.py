@@ -107,6 +107,10 @@ def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
         raise InputError(f"the source ({where}) has no rows")
     if nulls:
         raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows")
+    check_persons(cfg, persons)
+
+
+def check_persons(cfg: Config, persons: int) -> None:
     if persons < cfg.k:
         raise InputError(f"the source has {persons} persons in column {cfg.person!r}, fewer than k = {cfg.k}")
 

@@ -17,7 +17,7 @@ import duckdb
 
 from . import __version__
 from .config import Config
-from .join import InputError, build_dataset, build_values, check_columns, describe
+from .join import InputError, build_dataset, build_values, check_columns, check_persons, describe
 from .linking import link
 from .measures import measure
 from .partition import partition
@@ -25,6 +25,7 @@ from .persons import build_persons
 from .recognize import build_terms, build_texts, fill_cache, fingerprint, pending_texts, search_batches
 from .recoding import recode
 from .release import release
+from .reuse import record, reusable, source_fingerprint
 from .sqlrun import create_schema, run_file, table
 from .udf import register_find
 from .faults import fault_point
@@ -35,6 +36,8 @@ from .months import month_names
 class RunReport:
     timings: dict[str, float] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
+    # join, terms, linking and persons were kept from the run before (reuse.py)
+    reused: bool = False
 
     @contextmanager
     def stage(self, name: str):
@@ -80,15 +83,20 @@ def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> No
         run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, lam DOUBLE,
         strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
         texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
+    # (a column later versions added: a runs table of an earlier one gets it here)
+    con.execute(f"ALTER TABLE {table('runs', s).sql('duckdb')} ADD COLUMN IF NOT EXISTS reused BOOLEAN")
     # (the installed version, without importing spaCy: a run on a filled NER cache loads no spaCy)
     versions = {"rxanon_sql": __version__, "duckdb": duckdb.__version__, "spacy": _installed("spacy"),
                 "pipeline": cfg.pipeline}
     rid = con.execute(f"SELECT coalesce(max(run_id), 0) + 1 FROM {table('runs', s).sql('duckdb')}").fetchall()[0][0]
-    con.execute(f"INSERT INTO {table('runs', s).sql('duckdb')} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+    con.execute(f"INSERT INTO {table('runs', s).sql('duckdb')} (run_id, started_at, finished_at, k, lam, strategy, "
+                "operator, rows, persons, partitions, texts_recognized, levels, versions, timings, config, reused) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         rid, started, dt.datetime.now(), cfg.k, cfg.lam, cfg.strategy, cfg.operator,
         report.counts.get("rows"), report.counts.get("persons"), report.counts.get("partitions"),
         report.counts.get("texts_recognized"), report.counts.get("levels"),
-        json.dumps(versions), json.dumps({k: round(v, 4) for k, v in report.timings.items()}), cfg.as_json()])
+        json.dumps(versions), json.dumps({k: round(v, 4) for k, v in report.timings.items()}), cfg.as_json(),
+        report.reused])
 
 
 def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
@@ -108,8 +116,11 @@ def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
     build_values(con, cfg, types)
 
 
-def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunReport:
-    """Anonymize the configured source into schema cfg.schema; returns timings and counts."""
+def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: bool = True) -> RunReport:
+    """Anonymize the configured source into schema cfg.schema; returns timings and counts. With
+    `reuse`, a run whose source and configuration differ from the last one's only in parameters
+    of partitioning, recoding and measures (reuse.RETUNE) keeps that run's join, terms, linking
+    and persons."""
     report = RunReport()
     started = dt.datetime.now()
     register_find(con)
@@ -141,16 +152,26 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None) -> RunRepo
     con.execute("BEGIN TRANSACTION")
     try:
         with report.stage("join"):
-            _build_source(con, cfg, types, fingerprint(cfg))
-            run_file(con, "ner_cache", s)
-            build_texts(con, cfg)
-            batches = search_batches(con, cfg)
-        with report.stage("terms"):
-            build_terms(con, cfg, types, batches)
-        with report.stage("linking"):
-            link(con, cfg, batches)
-        with report.stage("persons"):
-            build_persons(con, cfg)
+            recognizer = fingerprint(cfg)
+            source = source_fingerprint(con, cfg, types, recognizer)
+            report.reused = reuse and reusable(con, cfg, source)
+            if report.reused:
+                _write_parameters(con, cfg, recognizer)
+                check_persons(cfg, con.execute(f"SELECT count(*) FROM {table('person_ids', s).sql('duckdb')}")
+                              .fetchall()[0][0])
+            else:
+                _build_source(con, cfg, types, recognizer)
+                run_file(con, "ner_cache", s)
+                build_texts(con, cfg)
+                batches = search_batches(con, cfg)
+        if not report.reused:
+            with report.stage("terms"):
+                build_terms(con, cfg, types, batches)
+            with report.stage("linking"):
+                link(con, cfg, batches)
+            with report.stage("persons"):
+                build_persons(con, cfg)
+                record(con, cfg, source)
         with report.stage("partitioning"):
             report.counts["levels"] = partition(con, cfg)
         with report.stage("recoding_release"):

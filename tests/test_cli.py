@@ -84,6 +84,20 @@ def test_memory_limit(tmp_path):
     assert "0 leaks" in r.stdout
 
 
+def test_retuning_keeps_the_stages_before_partitioning(tmp_path):
+    db, config = demo_db(tmp_path)
+    kept = "its join, terms, linking and persons were kept"
+    r = cli("apply", db, "--config", config)
+    assert r.returncode == 0 and kept not in r.stdout, r.stderr
+    r = cli("apply", db, "--config", config, "--k", "3", "--lambda", "0.9")
+    assert r.returncode == 0 and kept in r.stdout, r.stderr
+    assert "smallest has 3 persons" in r.stdout and "0 leaks" in r.stdout
+    assert "terms" not in r.stdout.split("timings:")[1]
+    r = cli("apply", db, "--config", config, "--k", "3", "--rebuild")
+    assert r.returncode == 0 and kept not in r.stdout, r.stderr
+    assert "terms" in r.stdout.split("timings:")[1]
+
+
 def test_bad_input_gives_one_line_and_exit_2(tmp_path):
     db, config = demo_db(tmp_path, CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
     r = cli("apply", db, "--config", config)

@@ -62,6 +62,22 @@ def test_kill_at_any_point_keeps_the_previous_release(released, tmp_path, point)
     assert after[:2] == before[:2] and after[3] == [(2, 3)]
 
 
+@pytest.mark.parametrize("point", ["join", "partitioning", "recoding_release", "commit"])
+def test_kill_while_retuning_keeps_the_previous_release(released, tmp_path, point):
+    """A run that reuses the stages before partitioning (only k changed) writes in the same
+    transaction: killed, it leaves the release and the reused tables as they were."""
+    db = tmp_path / "db.duckdb"
+    shutil.copy(released, db)
+    (tmp_path / "retuned.toml").write_text(CONFIG.replace("k = 2", "k = 3"))
+    before = state(db)
+    r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"), env={"RXANON_SQL_FAULT": point})
+    assert r.returncode == -9, (r.returncode, r.stderr[-500:])
+    assert state(db) == before
+    r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
+    assert r.returncode == 0 and "were kept" in r.stdout, r.stderr
+    assert state(db)[3] == [(2, 3)]
+
+
 def hold(db, read_only):
     holder = subprocess.Popen([sys.executable, "-c", f"import duckdb, time; c = duckdb.connect({str(db)!r}, "
                                f"read_only={read_only}); print('held', flush=True); time.sleep(120)"],

@@ -1,0 +1,125 @@
+"""A run that changes only parameters of partitioning, recoding and measures keeps the last run's
+join, terms, linking and persons (reuse.py): its tables must be those of a full run."""
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tomllib
+
+import duckdb
+import pytest
+
+from helpers import demo_config, rows, scalar
+from rxanon_sql.config import parse_config
+from rxanon_sql.demo import write_demo_database
+from rxanon_sql.generate import config_text, generate, prefill_cache
+from rxanon_sql.join import InputError
+from rxanon_sql.pipeline import apply
+from rxanon_sql.reuse import RETUNE
+
+BASE = parse_config(tomllib.loads(config_text())).with_overrides(secret="one")
+
+
+def _every_retune_setting_changed(cfg):
+    """Another value for every field of RETUNE (and every attribute's bias)."""
+    changed = dataclasses.replace(
+        cfg, k=3, lam=0.9, strategy="gdf", nominal_order="frequency", operator="pseudonymize",
+        label_operators={"GPE": "generalize", "PERSON": "tag"}, fallback="mask", mask="###", secret="two",
+        locale="de_DE", w_a=2.0, w_x=0.5, label_bias={"DATE": 0.3}, batch_size=64, workers=2,
+        attributes=tuple(dataclasses.replace(a, bias=0.25) for a in cfg.attributes))
+    assert all(getattr(changed, f) != getattr(cfg, f) for f in RETUNE)
+    return changed
+
+
+VARIANTS = {
+    "k and lambda": lambda cfg: cfg.with_overrides(k=4, lam=0.1),
+    "every retune setting": _every_retune_setting_changed,
+}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    path = tmp_path_factory.mktemp("reuse") / "generated.duckdb"
+    con = duckdb.connect(str(path))
+    generate(con, 90, 3, seed=5)
+    prefill_cache(con, BASE)
+    con.close()
+    return path
+
+
+def _tables(con, schema="rx"):
+    return sorted(r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = ? "
+        "UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = ?",
+        [schema, schema]).fetchall())
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeypatch, variant):
+    # the per-run salts (tag order, audit order) fixed, so that two runs can be compared
+    monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)
+    retuned = VARIANTS[variant](BASE)
+    shutil.copy(generated, tmp_path / "a.duckdb")
+    shutil.copy(generated, tmp_path / "b.duckdb")
+    con = duckdb.connect(str(tmp_path / "a.duckdb"))
+    assert not apply(con, BASE).reused
+    assert apply(con, retuned).reused
+    full = duckdb.connect(str(tmp_path / "b.duckdb"))
+    assert not apply(full, retuned, reuse=False).reused
+    full.close()
+    con.execute(f"ATTACH '{tmp_path / 'b.duckdb'}' AS fresh (READ_ONLY)")
+    names = _tables(con)
+    assert {"terms", "person_terms", "partitions", "release", "audit", "ncp"} <= set(names)
+    for name in sorted(set(names) - {"runs", "reusable"}):
+        # (a sum of doubles depends on the order DuckDB's threads add them in, run to run)
+        cells = ", ".join(f'round("{c}", 9)' if t == "DOUBLE" else f'"{c}"' for c, t in con.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'a' "
+            "AND table_schema = 'rx' AND table_name = ? ORDER BY ordinal_position", [name]).fetchall())
+        for a, b in (("a", "fresh"), ("fresh", "a")):
+            extra = scalar(con, f'SELECT count(*) FROM (SELECT {cells} FROM {a}.rx."{name}" EXCEPT ALL '
+                                f'SELECT {cells} FROM {b}.rx."{name}")')
+            assert extra == 0, (name, a, b)
+    assert rows(con, "SELECT reused FROM rx.runs ORDER BY run_id") == [(False,), (True,)]
+
+
+def test_any_other_change_builds_every_stage(generated, tmp_path):
+    shutil.copy(generated, tmp_path / "a.duckdb")
+    con = duckdb.connect(str(tmp_path / "a.duckdb"))
+    assert not apply(con, BASE).reused
+    assert not apply(con, BASE, reuse=False).reused
+    assert apply(con, BASE).reused
+    # a setting that terms, linking or persons read
+    no_dates = dataclasses.replace(BASE, labels=tuple(x for x in BASE.labels if x != "DATE"))
+    assert not apply(con, no_dates).reused
+    assert apply(con, no_dates).reused
+    # one character of one text (the NER cache then lacks the text: NER runs for it)
+    con.execute("UPDATE posts SET text = text || '.' WHERE rowid = (SELECT min(rowid) FROM posts)")
+    report = apply(con, no_dates)
+    assert not report.reused and report.counts["texts_recognized"] == 1
+    # one relational value
+    con.execute("UPDATE authors SET age = age + 1 WHERE rowid = (SELECT min(rowid) FROM authors)")
+    assert not apply(con, no_dates).reused
+    # a table the reused stages left, dropped by hand
+    assert apply(con, no_dates).reused
+    con.execute("DROP TABLE rx.person_terms")
+    assert not apply(con, no_dates).reused
+    assert scalar(con, "SELECT count(*) FROM rx.person_terms") > 0
+
+
+def test_a_reused_run_still_checks_k_against_the_persons():
+    con = duckdb.connect()
+    write_demo_database(con)
+    apply(con, demo_config())
+    before = rows(con, "SELECT * FROM rx.release ORDER BY ALL")
+    with pytest.raises(InputError, match="6 persons in column 'id', fewer than k = 7"):
+        apply(con, demo_config(k=7))
+    assert rows(con, "SELECT * FROM rx.release ORDER BY ALL") == before
+
+
+def test_a_runs_table_of_an_earlier_version_gets_the_column():
+    con = duckdb.connect()
+    write_demo_database(con)
+    apply(con, demo_config())
+    con.execute("ALTER TABLE rx.runs DROP COLUMN reused")
+    assert apply(con, demo_config(k=3)).reused
+    assert rows(con, "SELECT k, reused FROM rx.runs ORDER BY run_id") == [(2, None), (3, True)]
