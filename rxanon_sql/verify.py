@@ -13,9 +13,9 @@ from sqlglot import exp
 
 from .config import Config
 from .identifiers import register_identifier_search
+from .recognize import register_find_texts
 from .release import classes_query
 from .sqlrun import col, run, statements, table
-from .udf import register_find
 
 
 @dataclass
@@ -48,7 +48,7 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
 
 def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None) -> Verdict:
     cfg = stored_config(con, schema)
-    register_find(con)
+    register_find_texts(con)
     k = k if k is not None else cfg.k
     v = Verdict(k=k)
     rows = run(con, classes_query(cfg)).fetchall()

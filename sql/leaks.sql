@@ -20,11 +20,29 @@ leak_needles AS (
       AND NOT EXISTS (SELECT 1 FROM shown AS s WHERE s.person = r.person AND s.norm = r.norm)
     GROUP BY r.person
 ),
-hits AS (
-    SELECT r.row_id, r.person, r.attribute, m.start_pos, m.end_pos, m.needle
+-- One search call per person, over all the person's released texts (rx_find_texts): one call
+-- per text, preparing the person's needles each time, took 146 s on the blog corpus shape.
+-- (Materialized: the numbers must be the same where the matches are joined back.)
+person_texts AS MATERIALIZED (
+    SELECT row_number() OVER () AS text_id, r.row_id, r.person, r.attribute, r.text
     FROM rx.audit_texts AS r
-    JOIN leak_needles AS n ON n.person = r.person
-    CROSS JOIN unnest(rx_find(r.text, n.needles)) AS u(m)
+    SEMI JOIN leak_needles AS n ON n.person = r.person
+    WHERE r.text IS NOT NULL
+),
+found AS MATERIALIZED (
+    SELECT u.m.id AS text_id, u.m.start_pos, u.m.end_pos, u.m.needle
+    FROM (
+        SELECT person, array_agg(struct_pack(id := text_id, text := text)) AS items
+        FROM person_texts
+        GROUP BY person
+    ) AS p
+    JOIN leak_needles AS n ON n.person = p.person
+    CROSS JOIN unnest(rx_find_texts(p.items, n.needles)) AS u(m)
+),
+hits AS (
+    SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos, f.needle
+    FROM found AS f
+    JOIN person_texts AS t ON t.text_id = f.text_id
 )
 SELECT h.*
 FROM hits AS h
