@@ -22,7 +22,7 @@ from sqlglot import exp
 from . import __version__
 from .config import Config
 from .join import source_query
-from .sqlrun import col, ident, run, table
+from .sqlrun import hash_sum, ident, run, table
 
 # The configuration read only after persons (and by NER, whose cache has its own key); an
 # attribute's bias too. tests/test_reuse.py checks that changing all of them at once and reusing
@@ -46,10 +46,8 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
     """What the stages before partitioning depend on. The data enter as their row count and the
     sum of their rows' hashes (order does not matter, a repeated row counts twice): one scan,
     0.1 to 0.2 s on the blog corpus shape."""
-    src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
-    row_hash = exp.func("hash", *[col(c, "src") for c in types])
-    rows, total = run(con, exp.select(exp.Count(this=exp.Star()), exp.func("sum", exp.cast(row_hash, "HUGEINT")))
-                      .from_(src)).fetchall()[0]
+    rows, total = hash_sum(con, exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))),
+                           list(types))
     settings = dataclasses.asdict(cfg)
     for name in RETUNE:
         del settings[name]

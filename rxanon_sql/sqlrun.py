@@ -104,6 +104,16 @@ def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=
     return _execute(con, statement.sql(dialect=DIALECT), params, "(generated)")
 
 
+def hash_sum(con: duckdb.DuckDBPyConnection, source: exp.Expression, columns: list[str]) -> tuple[int, int]:
+    """The row count of `source` (a table, or a subquery with an alias) and the sum of its rows'
+    hashes over `columns`: equal for equal multisets of rows, whatever their order, in one scan.
+    Unequal ones differ in it unless 64-bit hashes collide."""
+    row_hash = exp.func("hash", *[col(c) for c in columns])
+    rows, total = run(con, exp.select(exp.Count(this=exp.Star()), exp.func("sum", exp.cast(row_hash, "HUGEINT")))
+                      .from_(source)).fetchall()[0]
+    return rows, int(total or 0)
+
+
 def drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """Drop the temporary table or view of that name, if there is one. (Inside the run's
     transaction this frees nothing before the commit, but it keeps a later stage from reading a

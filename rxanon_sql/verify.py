@@ -15,7 +15,7 @@ from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .release import classes_query
-from .sqlrun import col, run, statements, table
+from .sqlrun import col, hash_sum, run, statements, table
 
 
 @dataclass
@@ -68,12 +68,16 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
             f"FROM (SELECT unnest(rx_find_identifiers({cell})) AS hit FROM {release}) AS found "
             f"GROUP BY found.hit.needle ORDER BY found.hit.needle",
             [column]).fetchall()
-    # The public release is the audit without its keys, row for row.
+    # The public release is the audit without its keys, row for row. Equal rows give equal hash
+    # sums: the rows are only compared one by one (EXCEPT ALL, 3.6 s on the blog corpus shape,
+    # against 0.5 s) where the sums differ, to count them.
     audit = table("audit", schema).sql("duckdb")
-    cols = ", ".join(col(c).sql("duckdb") for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {release})").fetchall())
-    v.mismatched_rows = con.execute(
-        f"SELECT (SELECT count(*) FROM (SELECT {cols} FROM {release} EXCEPT ALL SELECT {cols} FROM {audit})) + "
-        f"(SELECT count(*) FROM (SELECT {cols} FROM {audit} EXCEPT ALL SELECT {cols} FROM {release}))").fetchall()[0][0]
+    names = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {release})").fetchall()]
+    if hash_sum(con, table("release", schema), names) != hash_sum(con, table("audit", schema), names):
+        cols = ", ".join(col(c).sql("duckdb") for c in names)
+        v.mismatched_rows = con.execute(
+            f"SELECT (SELECT count(*) FROM (SELECT {cols} FROM {release} EXCEPT ALL SELECT {cols} FROM {audit})) + "
+            f"(SELECT count(*) FROM (SELECT {cols} FROM {audit} EXCEPT ALL SELECT {cols} FROM {release}))").fetchall()[0][0]
     v.rows_released = con.execute(f"SELECT count(*) FROM {table('release', schema).sql('duckdb')}").fetchall()[0][0]
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
     return v
