@@ -83,20 +83,23 @@ def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> No
         run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, lam DOUBLE,
         strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
         texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
-    # (a column later versions added: a runs table of an earlier one gets it here)
-    con.execute(f"ALTER TABLE {table('runs', s).sql('duckdb')} ADD COLUMN IF NOT EXISTS reused BOOLEAN")
+    # (columns later versions added: a runs table of an earlier one gets them here)
+    for column, kind in (("reused", "BOOLEAN"), ("ncp_a", "DOUBLE"), ("ncp_x", "DOUBLE"), ("ncp", "DOUBLE")):
+        con.execute(f"ALTER TABLE {table('runs', s).sql('duckdb')} ADD COLUMN IF NOT EXISTS {column} {kind}")
+    # (each run's NCP beside its k and lambda: rx.ncp holds the last run's only)
+    ncp = con.execute(f"SELECT ncp_a, ncp_x, ncp FROM {table('ncp', s).sql('duckdb')}").fetchall()[0]
     # (the installed version, without importing spaCy: a run on a filled NER cache loads no spaCy)
     versions = {"rxanon_sql": __version__, "duckdb": duckdb.__version__, "spacy": _installed("spacy"),
                 "pipeline": cfg.pipeline}
     rid = con.execute(f"SELECT coalesce(max(run_id), 0) + 1 FROM {table('runs', s).sql('duckdb')}").fetchall()[0][0]
     con.execute(f"INSERT INTO {table('runs', s).sql('duckdb')} (run_id, started_at, finished_at, k, lam, strategy, "
-                "operator, rows, persons, partitions, texts_recognized, levels, versions, timings, config, reused) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                "operator, rows, persons, partitions, texts_recognized, levels, versions, timings, config, reused, "
+                "ncp_a, ncp_x, ncp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
         rid, started, dt.datetime.now(), cfg.k, cfg.lam, cfg.strategy, cfg.operator,
         report.counts.get("rows"), report.counts.get("persons"), report.counts.get("partitions"),
         report.counts.get("texts_recognized"), report.counts.get("levels"),
         json.dumps(versions), json.dumps({k: round(v, 4) for k, v in report.timings.items()}), cfg.as_json(),
-        report.reused])
+        report.reused, *ncp])
 
 
 def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

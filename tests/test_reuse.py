@@ -116,10 +116,15 @@ def test_a_reused_run_still_checks_k_against_the_persons():
     assert rows(con, "SELECT * FROM rx.release ORDER BY ALL") == before
 
 
-def test_a_runs_table_of_an_earlier_version_gets_the_column():
+def test_a_runs_table_of_an_earlier_version_gets_the_new_columns():
     con = duckdb.connect()
     write_demo_database(con)
     apply(con, demo_config())
-    con.execute("ALTER TABLE rx.runs DROP COLUMN reused")
+    for column in ("reused", "ncp_a", "ncp_x", "ncp"):
+        con.execute(f"ALTER TABLE rx.runs DROP COLUMN {column}")
     assert apply(con, demo_config(k=3)).reused
     assert rows(con, "SELECT k, reused FROM rx.runs ORDER BY run_id") == [(2, None), (3, True)]
+    # each run's NCP is kept beside its parameters, for comparing settings
+    assert rows(con, "SELECT ncp_a, ncp_x, ncp FROM rx.runs ORDER BY run_id DESC LIMIT 1") == \
+        rows(con, "SELECT ncp_a, ncp_x, ncp FROM rx.ncp")
+    assert rows(con, "SELECT count(*) FROM rx.runs WHERE ncp IS NULL") == [(1,)]
