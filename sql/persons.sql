@@ -26,7 +26,7 @@ FROM rx.qi_values
 WHERE num IS NOT NULL;
 
 -- The key a numeric or date cut compares: the median of the person's values. (A nominal or
--- ordinal key depends on the partition's order of values: level_keys, partition_open.sql.)
+-- ordinal key depends on the partition's order of values: partition.py ranks them per level.)
 CREATE OR REPLACE TABLE rx.person_keys AS
 SELECT pv.person, pv.attribute, median(pv.num) AS key
 FROM rx.person_values AS pv

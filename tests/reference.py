@@ -1,6 +1,7 @@
 """A plain recursive implementation of the partitioners of DESIGN.md, written from the text of
-the definitions, to check the set-based SQL against. It reads the person-centric view the
-pipeline built (values, keys, terms) and knows nothing of levels or partition ids."""
+the definitions, to check the level-synchronous partitioner against. It reads the
+person-centric view the pipeline built (values, keys, terms) and knows nothing of levels or
+partition ids."""
 from __future__ import annotations
 
 import statistics
@@ -39,7 +40,9 @@ def _domain(d):
     return rel, txt
 
 
-def mondrian(d, P=None, dom=None):
+def mondrian(d, P=None, dom=None, cuts=None):
+    """The final partitions; `cuts`, if given, gets (|P|, left size, name, kind, priority) of each
+    cut made."""
     P = list(d["persons"]) if P is None else P
     dom = dom or _domain(d)
     k, lam = d["k"], d["lam"]
@@ -75,15 +78,19 @@ def mondrian(d, P=None, dom=None):
         if allowed:
             norm, _ = min(allowed, key=lambda nf: (abs(nf[1] - len(P) / 2), -nf[1], nf[0]))
             left = {p for p in P if (label, norm) in d["terms"][p]}
-        cands.append(((span + 1 - lam + d["lbias"].get(label, 0.0)) / 2, label, "textual", left))
+        # (w = 1 - lambda is one term of the sum: DESIGN.md)
+        cands.append(((span + (1 - lam) + d["lbias"].get(label, 0.0)) / 2, label, "textual", left))
     cands.sort(key=lambda c: (-c[0], c[1], c[2]))
-    for _, _, _, left in cands:
+    for priority, name, kind, left in cands:
         if k <= len(left) <= len(P) - k:
-            return mondrian(d, [p for p in P if p in left], dom) + mondrian(d, [p for p in P if p not in left], dom)
+            if cuts is not None:
+                cuts.append((len(P), len(left), name, kind, priority))
+            return (mondrian(d, [p for p in P if p in left], dom, cuts)
+                    + mondrian(d, [p for p in P if p not in left], dom, cuts))
     return [frozenset(P)]
 
 
-def gdf(d, P=None):
+def gdf(d, P=None, cuts=None):
     P = list(d["persons"]) if P is None else P
     k = d["k"]
     if len(P) < 2 * k:
@@ -92,6 +99,8 @@ def gdf(d, P=None):
     allowed = [(t, f) for t, f in df.items() if k <= f <= len(P) - k]
     if not allowed:
         return [frozenset(P)]
-    term, _ = min(allowed, key=lambda tf: (-tf[1], tf[0]))
+    term, df = min(allowed, key=lambda tf: (-tf[1], tf[0]))
     left = [p for p in P if term in d["terms"][p]]
-    return gdf(d, left) + gdf(d, [p for p in P if term not in d["terms"][p]])
+    if cuts is not None:
+        cuts.append((len(P), len(left), term[0], "textual", float(df)))
+    return gdf(d, left, cuts) + gdf(d, [p for p in P if term not in d["terms"][p]], cuts)

@@ -97,3 +97,72 @@ k = 3
         sizes[order] = sorted(len(g) for g in partitions(con))
         assert partitions(con) == sorted(sorted(g) for g in reference.mondrian(reference.load(con)))
     assert sizes == {"value": [10], "frequency": [3, 7]}
+
+
+def test_tables_have_the_same_columns_whether_or_not_anything_is_cut():
+    cut, uncut = run_demo(), run_demo(k=4)
+    assert scalar(cut, "SELECT count(*) FROM rx.splits") > 0 and scalar(uncut, "SELECT count(*) FROM rx.splits") == 0
+    for name in ("partitions", "splits", "split_candidates", "partition_tree"):
+        assert rows(cut, f"DESCRIBE rx.{name}") == rows(uncut, f"DESCRIBE rx.{name}")
+    assert [r[:2] for r in rows(cut, "DESCRIBE rx.split_candidates")] == [
+        ("level", "INTEGER"), ("partition_id", "BIGINT"), ("kind", "VARCHAR"), ("name", "VARCHAR"),
+        ("span", "DOUBLE"), ("bias", "DOUBLE"), ("priority", "DOUBLE"), ("cut_op", "VARCHAR"),
+        ("cut_value", "DOUBLE"), ("cut_term", "VARCHAR"), ("left_size", "BIGINT"), ("right_size", "BIGINT"),
+        ("allowable", "BOOLEAN"), ("chosen", "BOOLEAN")]
+
+
+def test_person_ids_of_any_type_and_order():
+    # Text ids whose order is not the order of their numbers; the partitioner numbers persons itself.
+    con = duckdb.connect()
+    con.execute("CREATE TABLE p (id VARCHAR, age INTEGER, country VARCHAR)")
+    con.executemany("INSERT INTO p VALUES (?, ?, ?)", [
+        (f"user-{i * 7 % 12}", 20 + (i * 5) % 17, ["us", "ca", "de"][i % 3]) for i in range(12)])
+    cfg = """
+[source]
+relations = ["p"]
+[attributes.age]
+type = "numeric"
+[attributes.country]
+type = "nominal"
+[anonymization]
+k = 2
+"""
+    apply(con, config_from(cfg))
+    assert partitions(con) == sorted(sorted(g) for g in reference.mondrian(reference.load(con)))
+    assert len(partitions(con)) > 1
+    assert scalar(con, "SELECT count(DISTINCT person) FROM rx.partitions") == 12
+
+
+def test_a_numeric_cut_is_duckdbs_median_to_the_last_bit():
+    # Keys where (lo + hi) / 2 and lo + (hi - lo) / 2 differ in the last bit.
+    con = duckdb.connect()
+    con.execute("CREATE TABLE p (id INTEGER, balance DOUBLE)")
+    con.executemany("INSERT INTO p VALUES (?, ?)", list(enumerate(
+        [985.0868243521302, 719.8930575905797, -758.2200803883871, -334.60962927974185])))
+    apply(con, config_from('[source]\nrelations = ["p"]\n[attributes.balance]\ntype = "numeric"\n'
+                           '[anonymization]\nk = 2\n'))
+    assert rows(con, "SELECT cut_value FROM rx.splits") == rows(con, "SELECT median(key) FROM rx.person_keys")
+
+
+def test_a_term_cut_prefers_the_larger_of_two_equally_central_terms():
+    # 10 persons: "bob" in 6 texts, "alice" in 4, both 1 from |P|/2; the larger df wins over the
+    # term order.
+    con = duckdb.connect()
+    con.execute("CREATE TABLE p (id INTEGER, gender VARCHAR, body VARCHAR)")
+    con.executemany("INSERT INTO p VALUES (?, 'f', ?)", [
+        (i, "Hi from Bob." if i < 6 else "Hi from Alice.") for i in range(10)])
+    cfg = """
+[source]
+relations = ["p"]
+[attributes.gender]
+type = "nominal"
+[text]
+columns = ["body"]
+[text.terms]
+FRIEND = ["Alice", "Bob"]
+[anonymization]
+k = 2
+lambda = 0.0
+"""
+    apply(con, config_from(cfg))
+    assert rows(con, "SELECT cut, left_size FROM rx.splits WHERE level = 0") == [("has bob", 6)]

@@ -1,5 +1,7 @@
 """Every SQL file parses with sqlglot and transpiles to Spark SQL, and avoids the constructs
 sqlglot 30.x transpiles wrongly (DESIGN.md)."""
+import json
+import os
 from importlib import resources
 
 import pytest
@@ -47,3 +49,32 @@ def test_rows_inserted_after_an_empty_create_stay_visible():
     con.execute("ROLLBACK")
     for name, table in (("linking", "mentions"), ("terms", "terms_found"), ("propagate", "chosen")):
         assert f"INSERT INTO {table} (row_id) VALUES (NULL);\nDELETE FROM {table} WHERE row_id IS NULL;" in _file(name)
+
+
+def test_rendered_statements_are_kept_between_runs(tmp_path, monkeypatch):
+    """The rendered statements are read back from the cache file, the same as rendered, and a
+    damaged file is rendered again and replaced."""
+    from rxanon_sql import sqlrun
+
+    def fresh(name, schema):
+        sqlrun.statements.cache_clear()
+        sqlrun._rendered.cache_clear()
+        return sqlrun.statements(name, schema)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = sqlrun._cache_file()
+    assert path.startswith(str(tmp_path))
+    rendered = fresh("linking", "my schema")
+    assert '"my schema"' in rendered[0][0] and os.path.exists(path)
+    assert any("linking my schema" in key for key in json.load(open(path)))
+    # read back: the same statements, without sqlglot
+    monkeypatch.setattr(sqlrun.sqlglot, "parse", lambda *a, **k: pytest.fail("parsed again"))
+    assert fresh("linking", "my schema") == rendered
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with open(path, "w") as f:
+        f.write('{"linking my schema')
+    assert fresh("linking", "my schema") == rendered
+    assert json.load(open(path))
+    sqlrun.statements.cache_clear()
+    sqlrun._rendered.cache_clear()
