@@ -68,6 +68,9 @@ def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...
             stmt = _retarget(stmt, schema)
             params = sorted({p.name for p in stmt.find_all(exp.Placeholder) if p.name})
             out.append([stmt.sql(dialect=DIALECT), params])
+        # (an edited file's older renderings go)
+        for old in [k for k in cache if k.startswith(f"{name} {schema} ")]:
+            del cache[old]
         cache[key] = out
         _save_rendered(cache)
     return tuple((sql, tuple(params)) for sql, params in cache[key])
