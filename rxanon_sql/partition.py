@@ -168,7 +168,8 @@ class _Level:
         g = v.seg * A + v.what
         gs = _starts(g)
         group_of_row = _run_of(gs, m)
-        seg, att = g[gs] // A, g[gs] % A
+        group = g[gs]                    # (partition, attribute) of each run
+        seg, att = group // A, group % A
         width = v.value[gs + _run_lengths(gs, m) - 1] - v.value[gs]
         # the distinct values of a group (each run holds its persons: person_values is distinct)
         vs = _starts(g, v.value)
@@ -192,7 +193,7 @@ class _Level:
         holds = np.zeros(d.n_persons * A, dtype=bool)
         holds[v.person[self.value_left] * A + v.what[self.value_left]] = True
         held = np.flatnonzero(holds)
-        left += np.bincount(np.searchsorted(g[gs], self.seg_of_person[held // A] * A + held % A), minlength=len(gs))
+        left += np.bincount(np.searchsorted(group, self.seg_of_person[held // A] * A + held % A), minlength=len(gs))
 
         kr, km = d.keys, len(d.keys.seg)
         kg = kr.seg * A + kr.what
@@ -202,7 +203,7 @@ class _Level:
         median = np.where(count % 2 == 1, lo, (lo + hi) / 2)
         key_group = _run_of(ks, km)
         self.key_left = kr.value < median[key_group]
-        at = np.searchsorted(g[gs], kg[ks])
+        at = np.searchsorted(group, kg[ks])
         op[at], cut[at] = LT, median
         left[at] += np.bincount(key_group[self.key_left], minlength=len(ks))
         bias = d.attribute_bias[att]

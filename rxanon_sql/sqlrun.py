@@ -82,9 +82,13 @@ def _cache_file() -> str:
     a new process. The key holds the file's hash and the schema; the name, the sqlglot version
     and a hash of this module, which renders them."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "rxanon-sql", f"statements-sqlglot-{sqlglot.__version__}-{_renderer()}.json")
+
+
+@functools.cache
+def _renderer() -> str:
     with open(__file__, "rb") as f:
-        renderer = hashlib.sha256(f.read()).hexdigest()[:16]
-    return os.path.join(base, "rxanon-sql", f"statements-sqlglot-{sqlglot.__version__}-{renderer}.json")
+        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 @functools.lru_cache(maxsize=None)
