@@ -13,6 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from .config import Config
+from .udf import replace_function
 
 ENTITIES_FUNCTION = "rx_entities"
 
@@ -57,9 +58,4 @@ def register_entities(con: duckdb.DuckDBPyConnection, cfg: Config | None = None)
     def udf(texts: pa.Array) -> pa.Array:
         return recognizer_for(cfg).arrow(texts)
 
-    exists = con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?",
-                         [ENTITIES_FUNCTION]).fetchall()[0][0]
-    if exists:
-        con.remove_function(ENTITIES_FUNCTION)
-    con.create_function(ENTITIES_FUNCTION, udf, [duckdb.sqltype("VARCHAR")], duckdb.sqltype(ENTITY_SQL_TYPE),
-                        type="arrow", side_effects=False)
+    replace_function(con, ENTITIES_FUNCTION, udf, ["VARCHAR"], ENTITY_SQL_TYPE)

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from .config import Config
 from .sqlrun import col, lit, run, run_file, table, union_all
+from .udf import replace_function
 from .udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
 
 MIN_LENGTH = 3
@@ -49,12 +50,7 @@ def register_identifier_search(con: duckdb.DuckDBPyConnection, schema: str) -> N
 
     def search(texts: pa.Array) -> pa.Array:
         return search_arrow(texts, searcher)
-    try:
-        con.remove_function("rx_find_identifiers")
-    except duckdb.Error:
-        pass
-    con.create_function("rx_find_identifiers", search, [duckdb.sqltype("VARCHAR")], duckdb.sqltype(MATCH_SQL_TYPE),
-                        type="arrow", side_effects=False)
+    replace_function(con, "rx_find_identifiers", search, ["VARCHAR"], MATCH_SQL_TYPE)
 
 
 def mark_identifiers(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

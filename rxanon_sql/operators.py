@@ -267,7 +267,6 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
     run_file(con, "operator_surrogates_final", s)
     run_file(con, "recode_text", s)
     # Nothing reads the working tables of generalization and drawing after this.
-    for name in ("gen_options", "gen_candidates", "gen_choice", "gen_shown", "surrogate_keys", "surrogate_needles",
-                 "original_norms", "fresh_contexts", "fresh_hits", "surrogate_bad"):
-        drop_temporary(con, name)
+    drop_temporary(con, "gen_options", "gen_candidates", "gen_choice", "gen_shown", "surrogate_keys", "surrogate_needles",
+                   "original_norms", "fresh_contexts", "fresh_hits", "surrogate_bad")
     return {"generalize_passes": passes, "surrogate_draws": draws}

@@ -9,7 +9,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, ident, lit, run, run_file, table
+from .sqlrun import col, lit, run, run_file, table
 
 
 def recode(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

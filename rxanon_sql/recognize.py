@@ -19,7 +19,7 @@ from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
 from .identifiers import build_identifier_values, mark_identifiers
-from .udf import register_ner
+from .udf import register_ner, replace_function
 from .udfs.find import ITEMS_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow
 
 CHUNK = 20_000
@@ -138,13 +138,7 @@ def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
 
 def register_find_texts(con: duckdb.DuckDBPyConnection) -> None:
     """rx_find_texts(items, needles): rx_find over a group of texts that share their needles."""
-    try:
-        con.remove_function("rx_find_texts")
-    except duckdb.Error:
-        pass
-    con.create_function("rx_find_texts", find_texts_arrow,
-                        [duckdb.sqltype(ITEMS_SQL_TYPE), duckdb.sqltype("VARCHAR[]")],
-                        duckdb.sqltype(TEXT_MATCH_SQL_TYPE), type="arrow", side_effects=False)
+    replace_function(con, "rx_find_texts", find_texts_arrow, [ITEMS_SQL_TYPE, "VARCHAR[]"], TEXT_MATCH_SQL_TYPE)
 
 
 # Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).

@@ -61,8 +61,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
                         expression=_audit_query(cfg, columns)), {"salt": salt})
     # Every edited text once more, read by nothing after the audit. (Dropped so that no later
     # statement reads them; inside the run's transaction this frees no memory before the commit.)
-    for name in ("rebuilt_texts", "text_edits"):
-        drop_temporary(con, name)
+    drop_temporary(con, "rebuilt_texts", "text_edits")
     # The release is a view of the audit without its keys (DESIGN.md: "release (SQL view)"): a
     # copy of every text cost 1.4 s on the blog corpus shape. A scan keeps the audit's order
     # (partition, then keyed hash); where a connection lets DuckDB reorder a scan, the order

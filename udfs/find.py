@@ -354,20 +354,53 @@ def _string_bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return bounds.astype(np.int64) - bounds[0], raw
 
 
+# Needles of printable ASCII and plain spaces (nearly all) are prepared by Arrow, in columns;
+# _needle_info prepares the others. For such a needle, str.lower and str.split are ASCII lowering
+# and splitting at spaces, and its word runs are those of _RUN.
+_PLAIN = r"^[ -~]*$"
+_FIRST_RUN = r"^(?P<before>[^ a-z0-9_]*)(?P<run>[a-z0-9_]+)"
+_SECOND_RUN = r"^[^ a-z0-9_]*[a-z0-9_]+[^a-z0-9_]+(?P<run>[a-z0-9_]+)"
+
+
+def _needle_columns(distinct: pa.Array) -> tuple:
+    """_needle_info of each needle, as columns: (searched, indexed, forms, first runs, offsets,
+    second runs, multi, simple, ascii); booleans and offsets as numpy, strings as Arrow."""
+    joined = pc.replace_substring_regex(pc.utf8_trim(pc.ascii_lower(distinct), " "), " +", " ")
+    first = pc.extract_regex(joined, _FIRST_RUN)
+    indexed = pc.is_valid(first)
+    empty = pa.scalar("", pa.string())
+    run = pc.if_else(indexed, pc.struct_field(first, "run"), empty)
+    offset = pc.if_else(indexed, pc.utf8_length(pc.struct_field(first, "before")), 0)
+    second = pc.fill_null(pc.struct_field(pc.extract_regex(joined, _SECOND_RUN), "run"), empty)
+    multi = pc.and_(indexed, pc.match_substring(joined, " "))
+    columns = [pc.not_equal(joined, empty), indexed, pc.if_else(indexed, joined, empty), run, offset,
+               pc.if_else(indexed, second, empty), multi, pc.and_(pc.and_not(indexed, multi), pc.equal(run, joined)),
+               indexed]
+    other = np.flatnonzero(~pc.match_substring_regex(distinct, _PLAIN).to_numpy(zero_copy_only=False))
+    if len(other):
+        mask = np.zeros(len(distinct), dtype=bool)
+        mask[other] = True
+        infos = list(zip(*map(_needle_info, distinct.take(pa.array(other)).to_pylist())))
+        columns = [pc.replace_with_mask(c, pa.array(mask), pa.array(list(v), type=c.type))
+                   for c, v in zip(columns, infos)]
+    return tuple(c if c.type == pa.string() else c.to_numpy(zero_copy_only=False) for c in columns)
+
+
 class _Needles:
     """The needles of all rows: each distinct needle prepared once, in columns by its index in
     distinct, and the distinct (row, needle) pairs to search, by row."""
 
     def __init__(self, needles: pa.Array):
         encoded = needles.flatten().dictionary_encode()
-        self.distinct = distinct = encoded.dictionary.to_pylist()
-        n = len(distinct)
-        searched, indexed, forms, first_runs, offsets, second_runs, multi, simple, ascii_needle = \
-            (list(column) for column in zip(*map(_needle_info, distinct))) if n else [[]] * 9
+        self._distinct = encoded.dictionary
+        n = len(encoded.dictionary)
+        searched, self.indexed, self.forms, first_runs, self.offset, second_runs, self.multi, self.simple, \
+            self.ascii = _needle_columns(encoded.dictionary)
+        self.offset = self.offset.astype(np.int64)
         group = pc.list_parent_indices(needles).to_numpy().astype(np.int64)
         needle = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64)
         keep = needle >= 0
-        keep[keep] = np.array(searched, dtype=bool)[needle[keep]]
+        keep[keep] = searched[needle[keep]]
         pairs = _distinct(group[keep] * n + needle[keep])
         self.pair_group, self.pair_needle = pairs // max(n, 1), pairs % max(n, 1)
         # The place in the alternation: longest first, then by code points (the order of UTF-8
@@ -375,19 +408,18 @@ class _Needles:
         self.rank = np.empty(n, dtype=np.int64)
         by = pa.table({"length": pc.negate(pc.utf8_length(encoded.dictionary)), "needle": encoded.dictionary})
         self.rank[pc.sort_indices(by, sort_keys=[("length", "ascending"), ("needle", "ascending")]).to_numpy()] = np.arange(n)
-        self.indexed = np.array(indexed, dtype=bool)
-        self.ascii = np.array(ascii_needle, dtype=bool)
-        self.simple = np.array(simple, dtype=bool)
-        self.multi = np.array(multi, dtype=bool)
-        self.offset = np.array(offsets, dtype=np.int64)
-        self.forms = _strings(forms)
         self.form_start, self.form_bytes = _string_bytes(self.forms)
         self.form_len = np.diff(self.form_start)
         # the runs numbered ("" is no run: the second of a needle of one run, or of one not indexed)
-        runs = pa.concat_arrays([_strings(first_runs), _strings(second_runs)]).dictionary_encode()
+        runs = pa.concat_arrays([first_runs, second_runs]).dictionary_encode()
         self.runs = runs.dictionary
         number = np.where(pc.equal(self.runs, "").to_numpy(zero_copy_only=False), -1, np.arange(len(self.runs)))
         self.first_run, self.second_run = np.split(number[runs.indices.to_numpy()].astype(np.int64), [n])
+
+    @functools.cached_property
+    def distinct(self) -> list[str]:
+        """The needles as Python strings (for the few searched by regular expression)."""
+        return self._distinct.to_pylist()
 
     def pairs(self, first: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """The pairs of rows first to stop, their rows counted from first."""
@@ -487,7 +519,11 @@ def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group
     n_distinct = len(table.forms)
     fast_index = np.concatenate((fast_ascii, np.array(asciified_index, dtype=np.int64))).astype(np.int64)
     if len(fast_index):
-        lowered = pc.ascii_lower(pa.concat_arrays([texts.take(pa.array(fast_ascii)), _strings(asciified)]))
+        if not asciified and len(fast_ascii) == len(texts):
+            # (every text, in order: the common case, without two copies of the texts)
+            lowered = pc.ascii_lower(texts)
+        else:
+            lowered = pc.ascii_lower(pa.concat_arrays([texts.take(pa.array(fast_ascii)), _strings(asciified)]))
         bounds, raw = _string_bytes(lowered)
         # A needle of one run is found by that run, one of several by its first two (whatever
         # stands between them in a match holds no word character, so they are consecutive runs).
@@ -647,5 +683,5 @@ def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group
     text_of = text_of[order]
     counts = np.bincount(group_of_text[text_of], minlength=n_groups)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    norms = pa.concat_arrays([table.forms, _strings(text_norms)]).take(pa.array(norm[order]))
+    norms = (pa.concat_arrays([table.forms, _strings(text_norms)]) if text_norms else table.forms).take(pa.array(norm[order]))
     return _matches_array(offsets, start[order], end[order], norms, text_ids.take(pa.array(text_of)))
