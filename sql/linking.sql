@@ -35,7 +35,7 @@ JOIN needle_numbers AS n ON n.nid = k.nid
 GROUP BY k.key;
 
 -- firsts: each needle's first word, which a text must hold (in any case) to hold the needle;
--- searched: whether that test is enough. It is for needles of printable ASCII and plain spaces
+-- prefiltered: whether that test is enough. It is for needles of printable ASCII and plain spaces
 -- (the search matches such a needle word by word, case-insensitively, with white space between
 -- the words); any other needle, or a text beyond ASCII (where case-insensitive matching equates
 -- some other characters with ASCII letters), goes to the search.
@@ -122,7 +122,7 @@ WHERE (m.row_id, m.attribute, m.start_pos, m.end_pos) NOT IN (
 --    on, and the links join back to the terms on it at the end. (Links were found once per
 --    distinct (row_id, term, norm, label), and joined back on those four columns: on the blog
 --    corpus shape 688,000 distinct of 733,000 terms, and the join on four columns, strings among
---    them, took a fifth more than one on the rowid. Numbering every term with row_number()
+--    them, took up to a sixth more than one on the rowid. Numbering every term with row_number()
 --    sorted all 3.7 million terms with their text.) A nominal or
 --    ordinal value is only ever stated by a term that is the value itself, so those pairs are
 --    links as soon as they are found, by joining on the value (value_links); a numeric or date
