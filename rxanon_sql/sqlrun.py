@@ -79,8 +79,8 @@ def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...
 def _cache_file() -> str:
     """Where the rendered statements are kept between runs. sqlglot takes 0.4 s to parse and
     render the files, about a sixth of a run on 5,000 authors, and each `rxanon-sql` command is
-    a new process. The key holds the file's hash and the schema; the name, the sqlglot version
-    and a hash of this module, which renders them."""
+    a new process. An entry's key holds the SQL file's name and hash and the schema; the cache
+    file's name holds the sqlglot version and a hash of this module, which renders them."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rxanon-sql", f"statements-sqlglot-{sqlglot.__version__}-{_renderer()}.json")
 
