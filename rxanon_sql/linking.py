@@ -9,6 +9,7 @@ from .config import Config
 from .sqlrun import run_file
 
 
-def link(con: duckdb.DuckDBPyConnection, cfg: Config, batches: int) -> None:
-    """`batches`: how many batches the search over rx.texts takes (recognize.search_batches)."""
-    run_file(con, "linking", cfg.schema, batches=batches)
+def link(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    """(The texts were searched for the tuples' values in the terms stage, with propagation:
+    see sql/mention_needles.sql.)"""
+    run_file(con, "linking", cfg.schema)

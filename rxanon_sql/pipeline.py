@@ -174,7 +174,7 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: boo
             with report.stage("terms"):
                 build_terms(con, cfg, types, batches)
             with report.stage("linking"):
-                link(con, cfg, batches)
+                link(con, cfg)
             with report.stage("persons"):
                 build_persons(con, cfg)
                 record(con, cfg, source)

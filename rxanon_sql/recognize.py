@@ -20,7 +20,8 @@ from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_fi
 from .faults import fault_point
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner, replace_function
-from .udfs.find import ITEMS_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow
+from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
+                         find_texts_own)
 
 CHUNK = 20_000
 
@@ -141,6 +142,14 @@ def register_find_texts(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, "rx_find_texts", find_texts_arrow, [ITEMS_SQL_TYPE, "VARCHAR[]"], TEXT_MATCH_SQL_TYPE)
 
 
+def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
+    """rx_find_texts_own(items, needles): rx_find_texts, each text with the needle set of its
+    own that the temporary table needle_sets (set_id, needles) numbers."""
+    # (set_id runs from 1 without a gap: row_number() in mention_needles.sql)
+    sets = con.sql("SELECT needles FROM needle_sets ORDER BY set_id").to_arrow_table().column(0)
+    replace_function(con, "rx_find_texts_own", find_texts_own(sets), [OWN_ITEMS_SQL_TYPE, "VARCHAR[]"], OWN_MATCH_SQL_TYPE)
+
+
 # Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).
 # On the blog corpus shape (163 MB of text), searching for the persons' surfaces in batches of
 # about 41 MB took 0.6 GB less memory than in one go, and 3 % more time.
@@ -163,6 +172,8 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
+    run_file(con, "mention_needles", cfg.schema)
+    register_find_texts_own(con)
     run_file(con, "propagate", cfg.schema, batches=batches)
     for name in ("rebuild_texts", "propagate_blanked"):
         run_file(con, name, cfg.schema)

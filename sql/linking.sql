@@ -4,93 +4,16 @@
 
 -- 1. A tuple's own nominal or ordinal value mentioned in its text ("science" for topic Science)
 --    is a term wherever no recognizer tagged it; it takes the attribute's first emap label, or the
---    attribute's name in capitals.
---    A row's needles are its distinct lowercased values, sorted; rows that share them form a set
---    (set_id). The sets are built from a string of needle numbers per row: a list aggregate per
---    row (681,288 lists on the blog corpus) cost four times a string aggregate, and grouping the
---    texts by a list key twice a number.
-CREATE OR REPLACE TEMP TABLE mention_values AS
-SELECT v.row_id, lower(v.txt) AS needle
-FROM rx.qi_values AS v
-JOIN rx.attributes AS a ON a.attribute = v.attribute
-WHERE a.kind IN ('nominal', 'ordinal') AND a.match_values AND v.txt IS NOT NULL AND v.txt <> '(missing)';
-
-CREATE OR REPLACE TEMP TABLE needle_numbers AS
-SELECT needle, row_number() OVER (ORDER BY needle) AS nid
-FROM (SELECT DISTINCT needle FROM mention_values) AS d;
-
--- (a row's numbers in any order, repeats included: the key only groups rows, the set is made
--- from it below)
-CREATE OR REPLACE TEMP TABLE row_keys AS
-SELECT v.row_id, string_agg(CAST(n.nid AS VARCHAR), ',') AS key
-FROM mention_values AS v
-JOIN needle_numbers AS n ON n.needle = v.needle
-GROUP BY v.row_id;
-
-CREATE OR REPLACE TEMP TABLE key_needles AS
-SELECT k.key, list_sort(list_distinct(array_agg(n.needle))) AS needles
-FROM (SELECT key, CAST(unnest(string_split(key, ',')) AS BIGINT) AS nid
-      FROM (SELECT DISTINCT key FROM row_keys) AS d) AS k
-JOIN needle_numbers AS n ON n.nid = k.nid
-GROUP BY k.key;
-
--- firsts: each needle's first word, which a text must hold (in any case) to hold the needle;
--- prefiltered: whether that test is enough. It is for needles of printable ASCII and plain spaces
--- (the search matches such a needle word by word, case-insensitively, with white space between
--- the words); any other needle, or a text beyond ASCII (where case-insensitive matching equates
--- some other characters with ASCII letters), goes to the search.
-CREATE OR REPLACE TEMP TABLE needle_sets AS
-SELECT row_number() OVER () AS set_id, needles,
-       list_transform(needles, lambda n: split_part(trim(n), ' ', 1)) AS firsts,
-       list_bool_and(list_transform(needles, lambda n: regexp_full_match(n, '[ -~]*'))) AS prefiltered
-FROM (SELECT DISTINCT needles FROM key_needles) AS d;
-
-CREATE OR REPLACE TEMP TABLE mention_needles AS
-SELECT r.row_id, s.set_id
-FROM row_keys AS r
-JOIN key_needles AS k ON k.key = r.key
-JOIN needle_sets AS s ON s.needles = k.needles;
-
--- One search row per person and needle set, not per text: grouping by the needle set alone put
--- most of the blog corpus (19,320 authors sharing few topic values) into one list, one Python
--- call (4.8 GB). A person's texts bound the row, and persons go in batches, as in propagate.sql.
+--    attribute's name in capitals. The texts were searched for the values (mention_needles.sql)
+--    in propagation's pass over them (propagate.sql): the matches of a text's own needles.
+--    (A search of its own read the texts again, and grouped them again by person: 4.1 s on the
+--    blog corpus shape, of which 1.7 s in the search itself.)
 CREATE OR REPLACE TEMP TABLE mentions AS
-SELECT row_id, person, attribute, CAST(0 AS INTEGER) AS start_pos, CAST(0 AS INTEGER) AS end_pos, text AS term,
-       text AS norm
-FROM rx.texts
-WHERE false;
-
--- (A row put in and taken out again: DuckDB 2.0.0 loses a later insert of 122,880 rows or more
--- into a table that was created empty in the same transaction; scans and joins see none of its
--- rows, count(*) sees them all. On the blog corpus shape that dropped all 326,076 value mentions.)
-INSERT INTO mentions (row_id) VALUES (NULL);
-DELETE FROM mentions WHERE row_id IS NULL;
-
-INSERT INTO mentions
 SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
        substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
-FROM (
-    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
-    FROM (
-        SELECT t.set_id, array_agg(struct_pack(id := t.text_id, text := t.text)) AS items
-        FROM (
-            SELECT t.text_id, t.person, t.text, lower(t.text) AS lowered, n.set_id, s.firsts, s.prefiltered
-            FROM rx.texts AS t
-            JOIN mention_needles AS n ON n.row_id = t.row_id
-            JOIN needle_sets AS s ON s.set_id = n.set_id
-            WHERE hash(t.person) % $batches = $batch
-        ) AS t
-        -- Only the texts that hold the first word of one of their needles are searched (on the
-        -- blog corpus shape 42 % of the text). (lower once per text, in the subquery: inside
-        -- the lambda it ran once per needle, and the test took 2.6 times as long.)
-        WHERE NOT t.prefiltered OR strlen(t.text) <> length(t.text)
-           OR list_bool_or(list_transform(t.firsts, lambda w: contains(t.lowered, w)))
-        GROUP BY t.set_id, t.person
-    ) AS g
-    JOIN needle_sets AS s ON s.set_id = g.set_id
-    CROSS JOIN unnest(rx_find_texts(g.items, s.needles)) AS u(m)
-) AS f
-JOIN rx.texts AS t ON t.text_id = f.text_id;
+FROM found_matches AS f
+JOIN rx.texts AS t ON t.text_id = f.text_id
+WHERE f.own;
 
 -- (Joins, not correlated subqueries: DuckDB decorrelates a NOT EXISTS by grouping every
 -- mention on the columns it compares. The attribute of a mention is looked up for the mentioned

@@ -19,7 +19,7 @@ LEFT JOIN rx.domain AS l ON c.kind = 1 AND l.kind = 'textual' AND l.label_id = c
 LEFT JOIN rx.term_ids AS t ON t.term_id = c.cut_term;
 
 -- (Each table is created from its query: DuckDB 2.0.0 loses a later insert of 122,880 rows or
--- more into a table created empty in the same transaction; see mentions in linking.sql.)
+-- more into a table created empty in the same transaction; see terms_found in terms.sql.)
 CREATE OR REPLACE TABLE rx.split_candidates AS
 SELECT level, partition_id, kind, name, span, bias, priority, cut_op, cut_value, cut_term,
        left_size, right_size, allowable, chosen

@@ -23,19 +23,30 @@ WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 -- function returns, and would hash all of them, each with its text, to join them.) The persons
 -- go in batches (sqlrun.run_file): grouping all 163 MB of texts of the blog corpus shape at once
 -- took 1.3 GB more than the search of one batch.
-CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR);
+--
+-- The same pass finds linking's value mentions: each text carries the number of its tuple's
+-- needle set (mention_needles.sql) as needles of its own, and their matches are `own`
+-- (linking.sql reads them). Every person's texts are searched, with surfaces or not.
+CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR,
+                                            own BOOLEAN);
+
+-- (see terms_found in terms.sql)
+INSERT INTO found_matches (text_id) VALUES (NULL);
+DELETE FROM found_matches WHERE text_id IS NULL;
 
 INSERT INTO found_matches
 WITH person_texts AS (
-    SELECT person, array_agg(struct_pack(id := text_id, text := text)) AS items
-    FROM rx.texts
-    WHERE person IN (SELECT person FROM surfaces) AND hash(person) % $batches = $batch
-    GROUP BY person
+    SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text, own := CAST(n.set_id AS INTEGER))) AS items
+    FROM rx.texts AS t
+    LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
+    WHERE hash(t.person) % $batches = $batch
+    GROUP BY t.person
 )
-SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
+SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle, m.own
 FROM person_texts AS p
-JOIN surfaces AS s ON s.person = p.person
-CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m);
+LEFT JOIN surfaces AS s ON s.person = p.person
+-- (a NULL argument would skip the call: DuckDB's default NULL handling for functions)
+CROSS JOIN unnest(rx_find_texts_own(p.items, coalesce(s.needles, []))) AS u(m);
 
 -- A match that is exactly a tagged span is that span: it is no new term, and since tagged spans
 -- never overlap one another (terms.sql keeps one of overlapping spans, identifiers.sql drops
@@ -47,6 +58,7 @@ SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
 FROM (
     SELECT * FROM found_matches AS f
     ANTI JOIN blocking AS b ON b.text_id = f.text_id AND b.start_pos = f.start_pos AND b.end_pos = f.end_pos
+    WHERE NOT f.own
 ) AS f
 JOIN rx.texts AS t ON t.text_id = f.text_id;
 
@@ -63,7 +75,7 @@ HAVING bool_and(f.row_id IS NULL OR (
     m.start_pos <= f.start_pos AND f.end_pos <= m.end_pos AND f.source <> 'identifier'
     AND f.end_pos - f.start_pos < m.end_pos - m.start_pos));
 
--- (A row put in and taken out again: see mentions in linking.sql. Later stages insert into
+-- (A row put in and taken out again: see terms_found in terms.sql. Later stages insert into
 -- this table, and it is empty where the recognizers found nothing.)
 INSERT INTO chosen (row_id) VALUES (NULL);
 DELETE FROM chosen WHERE row_id IS NULL;

@@ -74,6 +74,41 @@ def test_texts_of_a_group_give_what_each_text_gives():
     assert _group_search_equals_text_search(*_groups(rng, "ab AB-.\nöÖé\xa0’", "abAB -.öÖé\xa0’", 3000))
 
 
+def test_own_needles_searched_apart_in_the_same_pass():
+    # rx_find_texts_own: a text's matches of its group's needles are those rx_find_texts finds,
+    # and its matches of its own set's needles those rx_find finds with them, each search
+    # resolving only its own overlaps; slices cut through rows and texts as before.
+    for seed, text_chars, needle_chars in ((21, "ab AB_-.1\n", "abAB _-.1"),
+                                           (22, "ab AB_-.1\nzöÖé\xa0’ıİſKΣσς\x01\x02", "abAB _-.1öÖ\xa0’ıſσς\x01")):
+        rng = random.Random(seed)
+        items, needle_sets = _groups(rng, text_chars, needle_chars, 1500)
+        sets = [[]] + [["".join(rng.choice(needle_chars) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 6))]
+                       for _ in range(40)] + [None]
+        for group in items:
+            for x in group or []:
+                x["own"] = rng.choice([None, 0, *range(1, len(sets))])
+        expected = []
+        for group, needles in zip(items, needle_sets):
+            found = []
+            for x in group or []:
+                hits = [(s, False, e, n) for s, e, n in (find.find_all(x["text"], needles) if needles is not None else [])]
+                hits += [(s, True, e, n) for s, e, n in find.find_all(x["text"], sets[x["own"] or 0])]
+                found += [{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n, "own": own}
+                          for s, own, e, n in sorted(hits)]
+            expected.append(found)
+        arrow_items = pa.array(items, type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string()), ("own", pa.int32())])))
+        own = (pa.array(sets, pa.list_(pa.string())),)
+        own += (find._Needles(own[0]),)
+        for slice_bytes in (1, 60, 1 << 20):
+            out = find.find_texts_sliced(arrow_items, pa.array(needle_sets, pa.list_(pa.string())), slice_bytes, own)
+            assert out.to_pylist() == expected
+        # (as registered: the sets from 1 on, as DuckDB returns them)
+        search = find.find_texts_own(pa.chunked_array([pa.array(sets[1:20]), pa.array(sets[20:], pa.list_(pa.string()))]))
+        assert search(arrow_items, pa.array(needle_sets, pa.list_(pa.string()))).to_pylist() == expected
+        assert sum(m["own"] for group in expected for m in group) > 100
+        assert sum(not m["own"] for group in expected for m in group) > 100
+
+
 def test_group_search_on_words():
     rng = random.Random(8)
     words = ["new", "york", "New York", "city", "the", "The", "jo", "ann", "Jo Ann", "lee", "café", "CAFÉ", "x@y.com",

@@ -109,10 +109,11 @@ def test_without_matching_values_a_categorical_value_needs_its_label():
 
 
 def test_value_mentions_found_in_any_case_and_spacing_and_beyond_ascii():
-    # The value search skips texts that do not hold a value's first word in lower case (sql/
-    # linking.sql); these must not be skipped: other case, other white space between the words,
-    # a Kelvin sign that case-insensitive matching equates with "k", a value that is not plain
-    # ASCII. Only PHONE is a label here, so that the recognizer's own tags do not make the links.
+    # A tuple's values are found in its texts (sql/mention_needles.sql, propagate.sql) in other
+    # case, with other white space between the words, with a Kelvin sign that case-insensitive
+    # matching equates with "k", beyond ASCII, and for persons with no sensitive term to
+    # propagate. Only PHONE is a label here, so that the recognizer's own tags do not make the
+    # links.
     cfg = """
 [source]
 relations = ["t"]

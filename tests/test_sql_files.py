@@ -47,8 +47,9 @@ def test_rows_inserted_after_an_empty_create_stay_visible():
     assert con.execute("SELECT count(*) FROM (SELECT * FROM t LIMIT 5)").fetchall() == [(5,)]
     assert con.execute("SELECT count(*) FROM t JOIN src USING (row_id)").fetchall() == [(200000,)]
     con.execute("ROLLBACK")
-    for name, table in (("linking", "mentions"), ("terms", "terms_found"), ("propagate", "chosen")):
-        assert f"INSERT INTO {table} (row_id) VALUES (NULL);\nDELETE FROM {table} WHERE row_id IS NULL;" in _file(name)
+    for name, table, key in (("terms", "terms_found", "row_id"), ("propagate", "chosen", "row_id"),
+                             ("propagate", "found_matches", "text_id")):
+        assert f"INSERT INTO {table} ({key}) VALUES (NULL);\nDELETE FROM {table} WHERE {key} IS NULL;" in _file(name)
 
 
 def test_rendered_statements_are_kept_between_runs(tmp_path, monkeypatch):

@@ -27,6 +27,11 @@ ITEMS_SQL_TYPE = "STRUCT(id BIGINT, text VARCHAR)[]"
 TEXT_MATCH_SQL_TYPE = "STRUCT(id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR)[]"
 TEXT_MATCH_ARROW_TYPE = pa.list_(pa.struct([("id", pa.int64()), ("start_pos", pa.int32()), ("end_pos", pa.int32()),
                                             ("needle", pa.string())]))
+# rx_find_texts_own: each text with needles of its own besides its group's (the number of a needle
+# set); a match says whose
+OWN_ITEMS_SQL_TYPE = "STRUCT(id BIGINT, text VARCHAR, own INTEGER)[]"
+OWN_MATCH_SQL_TYPE = "STRUCT(id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR, own BOOLEAN)[]"
+OWN_MATCH_ARROW_TYPE = pa.list_(pa.struct(list(TEXT_MATCH_ARROW_TYPE.value_type) + [("own", pa.bool_())]))
 
 
 def _alternation(needles) -> re.Pattern | None:
@@ -198,15 +203,15 @@ def _strings(values: list[str]) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
-def _matches_array(offsets, starts, ends, found, ids=None) -> pa.Array:
+def _list_of(offsets, columns: list[pa.Array], arrow_type: pa.DataType) -> pa.Array:
     # Built column by column (offsets and flat children): much cheaper than a list of dicts.
-    arrow_type = MATCH_ARROW_TYPE if ids is None else TEXT_MATCH_ARROW_TYPE
-    columns = [_ints(starts, "i", pa.int32()), _ints(ends, "i", pa.int32()),
-               found if isinstance(found, pa.Array) else _strings(found)]
-    if ids is not None:
-        columns.insert(0, _ints(ids, "q", pa.int64()))
     values = pa.StructArray.from_arrays(columns, fields=list(arrow_type.value_type))
     return pa.ListArray.from_arrays(_ints(offsets, "i", pa.int32()), values, type=arrow_type)
+
+
+def _matches_array(offsets, starts, ends, found: list[str]) -> pa.Array:
+    return _list_of(offsets, [_ints(starts, "i", pa.int32()), _ints(ends, "i", pa.int32()), _strings(found)],
+                    MATCH_ARROW_TYPE)
 
 
 def find_all_arrow(texts: pa.Array, needles: pa.Array) -> pa.Array:
@@ -271,17 +276,14 @@ def _is_word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
 
-def _texts_table(items: pa.Array) -> tuple[pa.Array, pa.Array, pa.Array]:
-    """The texts of all groups, flat: (group index, text id, text)."""
-    structs = items.flatten()
-    ids, texts = structs.flatten()
-    return pc.list_parent_indices(items), ids, texts
-
-
 # Bytes of the lowered _asciify copies: word characters (the placeholder \x01 stands for one)
 # and white space (which \s matches: str.isspace, as for str.split).
 _WORD_BYTE = np.array([chr(c) in _ASCII_WORD or c == 1 for c in range(256)])
 _SPACE_BYTE = np.array([chr(c).isspace() for c in range(256)])
+# The same test for bytes.translate, which maps or deletes every byte in C: np.take through
+# _WORD_BYTE widens each byte to an index first, and took half of _word_runs.
+_WORD_TABLE = _WORD_BYTE.astype(np.uint8).tobytes()
+_NOT_WORD = bytes(np.flatnonzero(~_WORD_BYTE).astype(np.uint8))
 
 # An ASCII needle matches only ASCII characters of a text, except for these four, which Python's
 # case-insensitive matching equates with i, i, s and k.
@@ -307,7 +309,8 @@ def _word_runs(raw: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, pa.Arra
     """Every run of word characters of the texts (raw, text i at bounds[i]:bounds[i + 1]) as its
     start in raw and its string: a view of raw's word characters alone, which the runs
     tile in order."""
-    word = np.take(_WORD_BYTE, raw)
+    data = raw.tobytes()
+    word = np.frombuffer(data.translate(_WORD_TABLE), dtype=bool)
     padded = np.zeros(len(raw) + 2, dtype=bool)
     padded[1:-1] = word
     edges = np.flatnonzero(padded[1:] != padded[:-1])
@@ -320,7 +323,7 @@ def _word_runs(raw: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, pa.Arra
         ends = np.insert(ends, np.searchsorted(ends, cut), cut)
     offsets = np.zeros(len(starts) + 1, dtype=np.int32)
     np.cumsum(ends - starts, out=offsets[1:])
-    runs = pa.Array.from_buffers(pa.string(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(raw[word])])
+    runs = pa.Array.from_buffers(pa.string(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data.translate(None, _NOT_WORD))])
     return starts, runs
 
 
@@ -442,105 +445,188 @@ def find_texts_arrow(items: pa.Array, needles: pa.Array) -> pa.Array:
     return find_texts_sliced(items, needles, SLICE_BYTES)
 
 
-def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int) -> pa.Array:
-    """find_texts_arrow, the texts searched in slices of about slice_bytes, cut between texts (a
-    row's texts may fall into several slices): a text's matches depend on the text and its row's
-    needles only."""
+def find_texts_own(sets: pa.Array):
+    """rx_find_texts_own over the needle sets `sets` (sets[i - 1] holds the needles of set i): as
+    rx_find_texts, where each text also names a set of needles of its own ({id, text, own}, own
+    a set's number, 0 or NULL for none), searched in the same pass over the texts; a match of a
+    text's own needles has `own` set. The two searches are apart: a match of one never hides one
+    of the other. (The sets are prepared once, not sent with every text: a list per text cost
+    DuckDB more to group and to hand over than the search of its needles.)"""
+    chunks = sets.chunks if isinstance(sets, pa.ChunkedArray) else [sets]
+    sets = pa.concat_arrays([pa.array([[]], pa.list_(pa.string())), *(c.cast(pa.list_(pa.string())) for c in chunks)])
+    own = (sets, _Needles(sets))
+
+    def find_texts_own_arrow(items: pa.Array, needles: pa.Array) -> pa.Array:
+        return find_texts_sliced(items, needles, SLICE_BYTES, own)
+    return find_texts_own_arrow
+
+
+def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int, own: tuple | None = None) -> pa.Array:
+    """find_texts_arrow (find_texts_own: with own, the sets and their _Needles), the texts
+    searched in slices of about slice_bytes, cut between texts (a row's texts may fall into
+    several slices): a text's matches depend on the text and its needles only."""
     if isinstance(items, pa.ChunkedArray):
         items = items.combine_chunks()
     if isinstance(needles, pa.ChunkedArray):
         needles = needles.combine_chunks()
-    table = _Needles(needles)
     structs = items.flatten()
+    table = _Needles(needles)
+    if own is not None:
+        own_set = pc.fill_null(structs.field("own"), 0).to_numpy().astype(np.int64)
     sizes = pc.fill_null(pc.binary_length(structs.field("text")), 0).to_numpy().astype(np.int64)
-    if sizes.sum() <= slice_bytes:
-        return _find_texts(items, needles, table, 0)
     n_groups = len(items)
     group = pc.list_parent_indices(items).to_numpy()
     group_start = np.searchsorted(group, np.arange(n_groups + 1))    # each row's first text
     ends = np.cumsum(sizes)
     counts = np.zeros(n_groups, dtype=np.int64)
-    values = []
+    parts = []
     lo = 0
     while lo < len(sizes):
         hi = max(int(np.searchsorted(ends, ends[lo] - sizes[lo] + slice_bytes, side="right")), lo + 1)
         g_lo, g_hi = int(group[lo]), int(group[hi - 1]) + 1
-        offsets = np.clip(group_start[g_lo:g_hi + 1], lo, hi) - lo
-        part = pa.ListArray.from_arrays(_ints(offsets, "i", pa.int32()), structs.slice(lo, hi - lo))
-        found = _find_texts(part, needles.slice(g_lo, g_hi - g_lo), table, g_lo)
-        counts[g_lo:g_hi] += pc.list_value_length(found).to_numpy()
-        values.append(found.flatten())
+        text_group = group[lo:hi] - g_lo
+        part = structs.slice(lo, hi - lo)
+        # the searches: (each text's group, the needles per group from the first group on, their
+        # _Needles, the first group); a text's group is its row, in the second its own set
+        searches = [(text_group, needles.slice(g_lo, g_hi - g_lo), table, g_lo)]
+        if own is not None:
+            searches.append((own_set[lo:hi], *own, 0))
+        found = _find_texts(part, text_group, searches)
+        counts[g_lo:g_hi] += np.bincount(found[0], minlength=g_hi - g_lo)
+        parts.append(found[1:] if own is not None else found[1:5])
         lo = hi
+    arrow_type = TEXT_MATCH_ARROW_TYPE if own is None else OWN_MATCH_ARROW_TYPE
+    if not parts:
+        return pa.array([[]] * n_groups, type=arrow_type)
     offsets = np.concatenate(([0], np.cumsum(counts)))
-    return pa.ListArray.from_arrays(_ints(offsets, "i", pa.int32()), pa.concat_arrays(values), type=TEXT_MATCH_ARROW_TYPE)
+    return _list_of(offsets, [pa.concat_arrays(c) for c in zip(*parts)], arrow_type)
 
 
-def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group: int) -> pa.Array:
-    """find_texts_arrow on one slice, whose rows are those from first_group on in table.
+def _find_texts(structs: pa.Array, group_of_text: np.ndarray, searches: list) -> tuple:
+    """The matches in one slice of texts ({id, text}, text i of group group_of_text[i]), in the
+    slice's text order and by position: (group, id, start, end, needle, own). A search is (its
+    group of each text, the needles per group from its first group on, its _Needles, its first
+    group); the texts are read once for all searches, and what each finds is resolved on its
+    own (leftmost, then first in the alternation). The second search's matches are `own`."""
+    text_ids, texts = structs.field("id"), structs.field("text").cast(pa.string())
+    nonempty = pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0
+    pairs = []
+    wanted = np.zeros(len(texts), dtype=bool)
+    for text_group, needles, table, first in searches:
+        pair_group, pair_needle = table.pairs(first, first + len(needles))
+        has_needles = np.bincount(pair_group, minlength=len(needles)) > 0
+        pairs.append((pair_group, pair_needle, has_needles, *_keys(table, pair_group, pair_needle)))
+        wanted |= has_needles[text_group] & nonempty
+    read = _ReadTexts(texts, wanted)
+    run_ids = read.run_ids([table.runs.take(pa.array(p[3])) for (_, _, table, _), p in zip(searches, pairs)]) \
+        if len(read.fast_index) else [None] * len(searches)
+    found = [_search(read, text_group, needles, table, *p, run_id)
+             for (text_group, needles, table, _), p, run_id in zip(searches, pairs, run_ids)]
+    # Matches by text, in order, and by position (a start is less than its text's length in
+    # bytes); at one position the first search's match first.
+    text_of, start, end = (np.concatenate([f[i] for f in found]) for i in range(3))
+    own = np.repeat(np.arange(len(found)) > 0, [len(f[0]) for f in found])
+    order = np.lexsort((own, start, read.text_bounds[text_of]))
+    norms = pa.concat_arrays([f[3] for f in found]).take(pa.array(order))
+    text_of = text_of[order]
+    return (group_of_text[text_of], text_ids.take(pa.array(text_of)), _ints(start[order], "i", pa.int32()),
+            _ints(end[order], "i", pa.int32()), norms, pa.array(own[order]))
 
-    Column-wise: every text and needle is read through _asciify (the same length, ASCII), the
-    texts' runs of word characters are paired with the needles' first run, or first two runs, a
-    candidate whose ASCII needle is not one run alone is compared byte by byte with the lowered
-    text (the regular expression on the original text decides only where white space other than
-    one space may stand for a space of the needle, or where the needle is beyond ASCII), the
-    needles _asciify cannot stand for are searched one by one, and the regular expression's
-    choice (at one position the first needle in the alternation, then leftmost non-overlapping)
-    is replayed by sorting. The few texts _asciify cannot stand for go through Searcher."""
-    n_groups = len(items)
-    text_group, text_ids, texts = _texts_table(items)
-    texts = texts.cast(pa.string())
-    group_of_text = text_group.to_numpy()
-    pair_group, pair_needle = table.pairs(first_group, first_group + n_groups)
-    has_needles = np.bincount(pair_group, minlength=n_groups) > 0
-    usable = has_needles[group_of_text] & (pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0)
-    ascii_text = pc.fill_null(pc.string_is_ascii(texts), False).to_numpy(zero_copy_only=False)
-    # (a text holding the word placeholder itself is searched on its own; the other one stands
-    # for what it is, a character that is neither a word nor a space character)
-    text_bounds, text_bytes = _string_bytes(texts)
-    placeholders = np.zeros(len(texts), dtype=bool)
-    placeholders[np.searchsorted(text_bounds, np.flatnonzero(text_bytes == 1), side="right") - 1] = True
-    one_by_one = usable & placeholders
-    fast_ascii = np.flatnonzero(usable & ~placeholders & ascii_text)
-    asciified, asciified_index = [], []
-    for j in np.flatnonzero(usable & ~placeholders & ~ascii_text).tolist():
-        converted = _asciify(texts[j].as_py())
-        if converted is None:
-            one_by_one[j] = True
-        else:
-            asciified.append(converted)
-            asciified_index.append(j)
 
-    # Matches as (text, start, end, norm): the norm indexes table.forms (the needle's folded
-    # form, where the text holds exactly that form), or, from len(table.forms) on, text_norms
-    # (taken from the text).
-    none = np.zeros(0, dtype=np.int64)
-    out_text, out_start, out_end, out_norm = [none], [none], [none], [none]
-    text_norms: list[str] = []
-    n_distinct = len(table.forms)
-    fast_index = np.concatenate((fast_ascii, np.array(asciified_index, dtype=np.int64))).astype(np.int64)
-    if len(fast_index):
+class _ReadTexts:
+    """The texts of a slice read for searching. Every text and needle is read through _asciify
+    (the same length, ASCII): the wanted texts it can stand for (fast_index) are lowered into
+    one byte string (raw, text fast_index[i] at bounds[i]:bounds[i + 1]) and cut into runs of
+    word characters; the few others (one_by_one) go through Searcher."""
+
+    def __init__(self, texts: pa.Array, wanted: np.ndarray):
+        self.texts = texts
+        ascii_text = pc.fill_null(pc.string_is_ascii(texts), False).to_numpy(zero_copy_only=False)
+        # (a text holding the word placeholder itself is searched on its own; the other one stands
+        # for what it is, a character that is neither a word nor a space character)
+        self.text_bounds, text_bytes = _string_bytes(texts)
+        placeholders = np.zeros(len(texts), dtype=bool)
+        placeholders[np.searchsorted(self.text_bounds, np.flatnonzero(text_bytes == 1), side="right") - 1] = True
+        self.one_by_one = wanted & placeholders
+        fast_ascii = np.flatnonzero(wanted & ~placeholders & ascii_text)
+        asciified, asciified_index = [], []
+        for j in np.flatnonzero(wanted & ~placeholders & ~ascii_text).tolist():
+            converted = _asciify(texts[j].as_py())
+            if converted is None:
+                self.one_by_one[j] = True
+            else:
+                asciified.append(converted)
+                asciified_index.append(j)
+        self.fast_index = np.concatenate((fast_ascii, np.array(asciified_index, dtype=np.int64))).astype(np.int64)
+        if not len(self.fast_index):
+            return
         if not asciified and len(fast_ascii) == len(texts):
             # (every text, in order: the common case, without two copies of the texts)
             lowered = pc.ascii_lower(texts)
         else:
             lowered = pc.ascii_lower(pa.concat_arrays([texts.take(pa.array(fast_ascii)), _strings(asciified)]))
-        bounds, raw = _string_bytes(lowered)
+        self.bounds, self.raw = _string_bytes(lowered)
+        self.run_start, self.run_strings = _word_runs(self.raw, self.bounds)
+        self.run_row = np.repeat(np.arange(len(self.bounds) - 1), np.diff(np.searchsorted(self.run_start, self.bounds)))
+
+    def run_ids(self, key_sets: list[pa.Array]) -> list[np.ndarray]:
+        """Per set of keys (strings), each run's index among them, or -1: one hash lookup of the
+        runs for all sets."""
+        union = pa.concat_arrays(key_sets).unique() if len(key_sets) > 1 else key_sets[0]
+        at = pc.fill_null(pc.index_in(self.run_strings, value_set=union), -1).to_numpy()
+        if len(key_sets) == 1:
+            return [at]
+        out = []
+        for keys in key_sets:
+            local = np.append(pc.fill_null(pc.index_in(union, value_set=keys), -1).to_numpy(), -1)
+            out.append(local[at])
+        return out
+
+
+def _keys(table: "_Needles", pair_group: np.ndarray, pair_needle: np.ndarray) -> tuple:
+    """The runs (numbers in table.runs) the indexed needles of the pairs are found by, sorted,
+    and which pairs are indexed."""
+    pair_indexed = table.indexed[pair_needle]
+    p_needle = pair_needle[pair_indexed]
+    p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
+    return _distinct(np.concatenate((p_first, p_second[p_second >= 0]))), pair_indexed
+
+
+def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, table: "_Needles",
+            pair_group: np.ndarray, pair_needle: np.ndarray, has_needles: np.ndarray, keys: np.ndarray,
+            pair_indexed: np.ndarray, run_id) -> tuple:
+    """One search over read's texts: each text's matches of its group's needles (pair_group,
+    pair_needle; groups counted from the slice's first), as (text, start, end, needle's norm).
+
+    Column-wise: the texts' runs of word characters are paired with the needles' first run, or
+    first two runs, a candidate whose ASCII needle is not one run alone is compared byte by byte
+    with the lowered text (the regular expression on the original text decides only where white
+    space other than one space may stand for a space of the needle, or where the needle is
+    beyond ASCII), the needles _asciify cannot stand for are searched one by one, and the regular
+    expression's choice (at one position the first needle in the alternation, then leftmost
+    non-overlapping) is replayed by sorting."""
+    texts = read.texts
+    none = np.zeros(0, dtype=np.int64)
+    # Matches as (text, start, end, norm): the norm indexes table.forms (the needle's folded
+    # form, where the text holds exactly that form), or, from len(table.forms) on, text_norms
+    # (taken from the text).
+    out_text, out_start, out_end, out_norm = [none], [none], [none], [none]
+    text_norms: list[str] = []
+    n_distinct = len(table.forms)
+    if run_id is not None:
+        fast_index, bounds, raw = read.fast_index, read.bounds, read.raw
         # A needle of one run is found by that run, one of several by its first two (whatever
         # stands between them in a match holds no word character, so they are consecutive runs).
         # The needles' runs are numbered among those of the slice's needles.
         fast_groups = group_of_text[fast_index]
-        pair_indexed = table.indexed[pair_needle]
         p_needle = pair_needle[pair_indexed]
         p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
         two = p_second >= 0
-        keys = _distinct(np.concatenate((p_first, p_second[two])))
         n_keys = max(len(keys), 1)
         p_code = pair_group[pair_indexed] * n_keys + np.searchsorted(keys, p_first)
         p_second = np.searchsorted(keys, p_second[two])
-        run_start, run_strings = _word_runs(raw, bounds)
-        run_id = pc.fill_null(pc.index_in(run_strings, value_set=table.runs.take(pa.array(keys))), -1).to_numpy()
+        run_start, run_row = read.run_start, read.run_row
         known = np.flatnonzero(run_id >= 0)
-        run_row = np.repeat(np.arange(len(bounds) - 1), np.diff(np.searchsorted(run_start, bounds)))
         known_row = run_row[known]
         following = np.minimum(known + 1, len(run_id) - 1)
         next_id = np.where((following > known) & (run_row[following] == known_row), run_id[following], -1)
@@ -658,7 +744,7 @@ def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group
         out_end.append(end[keep] - bounds[row])
         out_norm.append(norm[keep])
 
-    slow_index = np.flatnonzero(one_by_one).tolist()
+    slow_index = [j for j in np.flatnonzero(read.one_by_one).tolist() if has_needles[group_of_text[j]]]
     if slow_index:
         searchers: dict[int, Searcher] = {}
         s_text, s_start, s_end = [], [], []
@@ -676,12 +762,6 @@ def _find_texts(items: pa.Array, needles: pa.Array, table: _Needles, first_group
         out_end.append(np.array(s_end, dtype=np.int64))
         out_norm.append(np.arange(len(text_norms) - len(s_text), len(text_norms), dtype=np.int64) + n_distinct)
 
-    # Lists per group, texts in their order, matches by position (a start is less than its
-    # text's length in bytes).
     text_of, start, end, norm = (np.concatenate(x).astype(np.int64) for x in (out_text, out_start, out_end, out_norm))
-    order = np.argsort(text_bounds[text_of] + start)
-    text_of = text_of[order]
-    counts = np.bincount(group_of_text[text_of], minlength=n_groups)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    norms = (pa.concat_arrays([table.forms, _strings(text_norms)]) if text_norms else table.forms).take(pa.array(norm[order]))
-    return _matches_array(offsets, start[order], end[order], norms, text_ids.take(pa.array(text_of)))
+    norms = (pa.concat_arrays([table.forms, _strings(text_norms)]) if text_norms else table.forms).take(pa.array(norm))
+    return text_of, start, end, norms
