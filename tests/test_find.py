@@ -109,6 +109,22 @@ def test_own_needles_searched_apart_in_the_same_pass():
         assert sum(not m["own"] for group in expected for m in group) > 100
 
 
+def test_many_candidates_of_a_needle_scanned_at_once(monkeypatch):
+    # A needle with many candidates in one text is matched by one scan of the text instead of
+    # at each candidate: the same matches whether every text is scanned, some or none, on texts
+    # beyond ASCII and on long mojibake texts where a lone letter beyond ASCII is a needle.
+    rng = random.Random(31)
+    groups = [_groups(rng, "ab AB_-.1\nzöÖé\xa0’ıİſKΣσς\x01\x02", "abAB _-.1öÖ\xa0’ıſσς\x01", 600)]
+    letters = "åäçèöÃ¤Ã©â€™ ab\n"
+    items = [[{"id": 10 * g + i, "text": "".join(rng.choice(letters) for _ in range(rng.randint(50, 400)))}
+              for i in range(3)] for g in range(60)]
+    groups.append((items, [rng.sample(["å", "ä", "ç", "è", "Ã¤", "ab", "åä", "a b", "â€"], 4) for _ in items]))
+    for chars in (10 ** 9, 50, 0):
+        monkeypatch.setattr(find, "SCAN_CHARS", chars)
+        counts = [_group_search_equals_text_search(items, needle_sets) for items, needle_sets in groups]
+        assert counts[0] > 50 and counts[1] > 500
+
+
 def test_group_search_on_words():
     rng = random.Random(8)
     words = ["new", "york", "New York", "city", "the", "The", "jo", "ann", "Jo Ann", "lee", "café", "CAFÉ", "x@y.com",
