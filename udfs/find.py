@@ -488,7 +488,6 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int, own:
     sizes = pc.fill_null(pc.binary_length(structs.field("text")), 0).to_numpy().astype(np.int64)
     n_groups = len(items)
     group = pc.list_parent_indices(items).to_numpy()
-    group_start = np.searchsorted(group, np.arange(n_groups + 1))    # each row's first text
     ends = np.cumsum(sizes)
     counts = np.zeros(n_groups, dtype=np.int64)
     parts = []
