@@ -3,9 +3,9 @@
 -- (propagate.sql), so that the texts are read once for both searches.
 --
 -- A row's needles are its distinct lowercased values, sorted; rows that share them form a set
--- (set_id). The sets are built from a string of needle numbers per row: a list aggregate per
--- row (681,288 lists on the blog corpus) cost four times a string aggregate, and grouping the
--- texts by a list key twice a number.
+-- (set_id), which each text carries to the search instead of its values. The sets are built
+-- from a string of needle numbers per row: a list aggregate per row (681,288 lists on the blog
+-- corpus) cost four times a string aggregate.
 CREATE OR REPLACE TEMP TABLE mention_values AS
 SELECT v.row_id, lower(v.txt) AS needle
 FROM rx.qi_values AS v

@@ -26,7 +26,8 @@ WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 --
 -- The same pass finds linking's value mentions: each text carries the number of its tuple's
 -- needle set (mention_needles.sql) as needles of its own, and their matches are `own`
--- (linking.sql reads them). Every person's texts are searched, with surfaces or not.
+-- (linking.sql reads them). A text goes to the search if its person has surfaces or its tuple
+-- has values to find.
 CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR,
                                             own BOOLEAN);
 
@@ -40,6 +41,7 @@ WITH person_texts AS (
     FROM rx.texts AS t
     LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
     WHERE hash(t.person) % $batches = $batch
+      AND (n.set_id IS NOT NULL OR t.person IN (SELECT person FROM surfaces))
     GROUP BY t.person
 )
 SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle, m.own

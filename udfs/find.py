@@ -16,6 +16,7 @@ import functools
 import re
 from array import array
 from itertools import accumulate
+from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -521,17 +522,14 @@ def _find_texts(structs: pa.Array, group_of_text: np.ndarray, searches: list) ->
     own (leftmost, then first in the alternation). The second search's matches are `own`."""
     text_ids, texts = structs.field("id"), structs.field("text").cast(pa.string())
     nonempty = pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0
-    pairs = []
+    pairs = [_pairs(table, first, len(needles)) for _, needles, table, first in searches]
     wanted = np.zeros(len(texts), dtype=bool)
-    for text_group, needles, table, first in searches:
-        pair_group, pair_needle = table.pairs(first, first + len(needles))
-        has_needles = np.bincount(pair_group, minlength=len(needles)) > 0
-        pairs.append((pair_group, pair_needle, has_needles, *_keys(table, pair_group, pair_needle)))
-        wanted |= has_needles[text_group] & nonempty
+    for (text_group, _, _, _), p in zip(searches, pairs):
+        wanted |= p.has_needles[text_group] & nonempty
     read = _ReadTexts(texts, wanted)
-    run_ids = read.run_ids([table.runs.take(pa.array(p[3])) for (_, _, table, _), p in zip(searches, pairs)]) \
+    run_ids = read.run_ids([table.runs.take(pa.array(p.keys)) for (_, _, table, _), p in zip(searches, pairs)]) \
         if len(read.fast_index) else [None] * len(searches)
-    found = [_search(read, text_group, needles, table, *p, run_id)
+    found = [_search(read, text_group, needles, table, p, run_id)
              for (text_group, needles, table, _), p, run_id in zip(searches, pairs, run_ids)]
     # Matches by text, in order, and by position (a start is less than its text's length in
     # bytes); at one position the first search's match first.
@@ -594,20 +592,31 @@ class _ReadTexts:
         return out
 
 
-def _keys(table: "_Needles", pair_group: np.ndarray, pair_needle: np.ndarray) -> tuple:
-    """The runs (numbers in table.runs) the indexed needles of the pairs are found by, sorted,
-    and which pairs are indexed."""
-    pair_indexed = table.indexed[pair_needle]
-    p_needle = pair_needle[pair_indexed]
+class _Pairs(NamedTuple):
+    """The (group, needle) pairs of a slice's groups (groups counted from the slice's first),
+    whether each group has a needle, the runs (numbers in table.runs) the indexed needles are
+    found by, sorted, and which pairs are indexed."""
+    group: np.ndarray
+    needle: np.ndarray
+    has_needles: np.ndarray
+    keys: np.ndarray
+    indexed: np.ndarray
+
+
+def _pairs(table: "_Needles", first: int, n_groups: int) -> _Pairs:
+    group, needle = table.pairs(first, first + n_groups)
+    indexed = table.indexed[needle]
+    p_needle = needle[indexed]
     p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
-    return _distinct(np.concatenate((p_first, p_second[p_second >= 0]))), pair_indexed
+    return _Pairs(group, needle, np.bincount(group, minlength=n_groups) > 0,
+                  _distinct(np.concatenate((p_first, p_second[p_second >= 0]))), indexed)
 
 
-def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, table: "_Needles",
-            pair_group: np.ndarray, pair_needle: np.ndarray, has_needles: np.ndarray, keys: np.ndarray,
-            pair_indexed: np.ndarray, run_id) -> tuple:
-    """One search over read's texts: each text's matches of its group's needles (pair_group,
-    pair_needle; groups counted from the slice's first), as (text, start, end, needle's norm).
+def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, table: "_Needles", pairs: _Pairs,
+            run_id) -> tuple:
+    """One search over read's texts: each text's matches of its group's needles (pairs), as
+    (text, start, end, needle's norm); run_id: each run's number among pairs.keys, or None where
+    no text is read column-wise.
 
     Column-wise: the texts' runs of word characters are paired with the needles' first run, or
     first two runs, a candidate whose ASCII needle is not one run alone is compared byte by byte
@@ -616,6 +625,7 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, tabl
     beyond ASCII), the needles _asciify cannot stand for are searched one by one, and the regular
     expression's choice (at one position the first needle in the alternation, then leftmost
     non-overlapping) is replayed by sorting."""
+    pair_group, pair_needle, has_needles, keys, pair_indexed = pairs
     texts = read.texts
     none = np.zeros(0, dtype=np.int64)
     # Matches as (text, start, end, norm): the norm indexes table.forms (the needle's folded
@@ -714,30 +724,28 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, tabl
         v_row, v_start, v_needle = c_row[verify], c_start[verify] - c_begin[verify], c_needle[verify]
         kept = v_start >= 0
         v_row, v_start, v_needle = v_row[kept], v_start[kept], v_needle[kept]
-        pair = v_row * max(n_distinct, 1) + v_needle
-        _, inverse, counts = np.unique(pair, return_inverse=True, return_counts=True)
-        many = counts[inverse] * SCAN_CHARS >= bounds[v_row + 1] - bounds[v_row]
+        nd = max(n_distinct, 1)
+        pair = v_row * nd + v_needle
+        distinct_pairs, inverse, counts = np.unique(pair, return_inverse=True, return_counts=True)
+        scanned = counts * SCAN_CHARS >= np.diff(bounds)[distinct_pairs // nd]
+        many = scanned[inverse]
         for row, start, n in zip(v_row[~many].tolist(), v_start[~many].tolist(), v_needle[~many].tolist()):
             m = _one(table.distinct[n]).match(originals[row], start)
             if m is not None:
                 verified(row, start, m.end(), n)
         if many.any():
-            # every match of the scans keyed by (pair, start), and the candidates looked up among them
+            # every place a scanned needle matches, keyed by (pair, start), and the candidates
+            # looked up among them
             stride = int(bounds[-1]) + 1
             s_key, s_end = [], []
-            for code in _distinct(pair[many]).tolist():
-                row, n = divmod(code, max(n_distinct, 1))
+            for code in distinct_pairs[scanned].tolist():
+                row, n = divmod(code, nd)
                 for m in _starts(table.distinct[n]).finditer(originals[row]):
                     s_key.append(code * stride + m.start())
                     s_end.append(m.end(1))
-            s_key, s_end = np.array(s_key, dtype=np.int64), np.array(s_end, dtype=np.int64)
-            order = np.argsort(s_key)
-            s_key, s_end = s_key[order], s_end[order]
-            c_key = pair[many] * stride + v_start[many]
-            at = np.minimum(np.searchsorted(s_key, c_key), max(len(s_key) - 1, 0))
-            hit = (s_key[at] == c_key) if len(s_key) else np.zeros(len(c_key), dtype=bool)
-            for row, start, e, n in zip(v_row[many][hit].tolist(), v_start[many][hit].tolist(), s_end[at[hit]].tolist(),
-                                        v_needle[many][hit].tolist()):
+            i, j = _equal_pairs(pair[many] * stride + v_start[many], np.array(s_key, dtype=np.int64))
+            for row, start, e, n in zip(v_row[many][i].tolist(), v_start[many][i].tolist(), np.array(s_end)[j].tolist(),
+                                        v_needle[many][i].tolist()):
                 verified(row, start, e, n)
         for row in extra_rows.tolist():
             text = originals[row]
