@@ -116,8 +116,8 @@ def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **pa
     """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr.
 
     A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
-    gives batches): it handles the persons with hash(person) % $batches = $batch, so that one
-    statement never holds all the texts at once."""
+    gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
+    that one statement never holds all the texts at once."""
     for i, (sql, names) in enumerate(statements(name, schema)):
         missing = [n for n in names if n not in params and n != "batch"]
         if missing:

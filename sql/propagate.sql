@@ -18,6 +18,25 @@ FROM terms_found AS f
 JOIN rx.texts AS t ON t.row_id = f.row_id AND t.attribute = f.attribute
 WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 
+-- The batches of the search below: runs of persons in their order, each with about a $batches-th
+-- of the text. rx.texts lies in person order (rx.dataset's row_id), so a batch's scan skips the
+-- row groups of the other batches: with hash(person) % $batches for the batch, each of the 5
+-- batches of the blog corpus shape read all 163 MB of texts (0.29 s of a 1.3 s statement).
+CREATE OR REPLACE TEMP TABLE person_batches AS
+WITH sizes AS (
+    SELECT person, sum(strlen(text)) AS size
+    FROM rx.texts
+    GROUP BY person
+),
+running AS (
+    SELECT person, sum(size) OVER (ORDER BY person) - size AS before, sum(size) OVER () AS total
+    FROM sizes
+)
+SELECT least(coalesce(CAST(floor(before * $batches / nullif(total, 0)) AS INTEGER), 0), $batches - 1) AS batch,
+       min(person) AS first_person, max(person) AS last_person
+FROM running
+GROUP BY ALL;
+
 -- One search call per person, not per text: the person's needles cross into Python once. (The
 -- matches are stored before they meet another table: the optimizer cannot know how many a
 -- function returns, and would hash all of them, each with its text, to join them.) The persons
@@ -40,7 +59,8 @@ WITH person_texts AS (
     SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text, own := CAST(n.set_id AS INTEGER))) AS items
     FROM rx.texts AS t
     LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
-    WHERE hash(t.person) % $batches = $batch
+    WHERE t.person BETWEEN (SELECT first_person FROM person_batches WHERE batch = $batch)
+                       AND (SELECT last_person FROM person_batches WHERE batch = $batch)
       AND (n.set_id IS NOT NULL OR t.person IN (SELECT person FROM surfaces))
     GROUP BY t.person
 )

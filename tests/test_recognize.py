@@ -1,6 +1,12 @@
+import shutil
+import tomllib
+
 import duckdb
 
-from helpers import demo_config, rows, scalar
+from helpers import demo_config, differing_rows, rows, rx_tables, scalar
+from rxanon_sql import recognize
+from rxanon_sql.config import parse_config
+from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.udf import register_ner
@@ -97,3 +103,30 @@ def test_spans_are_trimmed_widened_and_overlaps_resolved():
         (1, 24, 28, "ACME", "acme", "ORG"),           # a sensitive label wins over a longer one
         (2, 2, 3, "x", "x", "PERSON"),
     ]
+
+
+def test_the_search_in_batches_gives_the_tables_of_one_batch(tmp_path, monkeypatch):
+    # Each person's texts must go to exactly one batch (propagate.sql's person_batches), however
+    # many batches: about 60 of them here, some holding one person, some none.
+    monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)    # (fixed per-run salts)
+    cfg = parse_config(tomllib.loads(config_text())).with_overrides(secret="one")
+    con = duckdb.connect(str(tmp_path / "a.duckdb"))
+    generate(con, 150, 3, seed=11)
+    prefill_cache(con, cfg)
+    con.close()
+    shutil.copy(tmp_path / "a.duckdb", tmp_path / "b.duckdb")
+    counts = []
+    batches = recognize.search_batches
+    monkeypatch.setattr("rxanon_sql.pipeline.search_batches", lambda *a: counts.append(batches(*a)) or counts[-1])
+    for name, batch_bytes in (("a", 1 << 40), ("b", 2_000)):
+        monkeypatch.setattr(recognize, "SEARCH_BATCH_BYTES", batch_bytes)
+        con = duckdb.connect(str(tmp_path / f"{name}.duckdb"))
+        apply(con, cfg, reuse=False)
+        con.close()
+    assert counts[0] == 1 and counts[1] > 50
+    con = duckdb.connect(str(tmp_path / "a.duckdb"))
+    con.execute(f"ATTACH '{tmp_path / 'b.duckdb'}' AS b (READ_ONLY)")
+    assert scalar(con, "SELECT count(*) FROM rx.terms WHERE linked_attribute IS NOT NULL") > 0
+    for name in sorted(set(rx_tables(con)) - {"runs"}):
+        for a, b in (("a", "b"), ("b", "a")):
+            assert differing_rows(con, name, a, b) == 0, (name, a, b)

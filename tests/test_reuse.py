@@ -9,7 +9,7 @@ import tomllib
 import duckdb
 import pytest
 
-from helpers import demo_config, rows, scalar
+from helpers import demo_config, differing_rows, rows, rx_tables, scalar
 from rxanon_sql.config import parse_config
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
@@ -47,13 +47,6 @@ def generated(tmp_path_factory):
     return path
 
 
-def _tables(con, schema="rx"):
-    return sorted(r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = ? "
-        "UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() AND schema_name = ?",
-        [schema, schema]).fetchall())
-
-
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeypatch, variant):
     # the per-run salts (tag order, audit order) fixed, so that two runs can be compared
@@ -68,17 +61,11 @@ def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeyp
     assert not apply(full, retuned, reuse=False).reused
     full.close()
     con.execute(f"ATTACH '{tmp_path / 'b.duckdb'}' AS fresh (READ_ONLY)")
-    names = _tables(con)
+    names = rx_tables(con)
     assert {"terms", "person_terms", "partitions", "release", "audit", "ncp"} <= set(names)
     for name in sorted(set(names) - {"runs", "reusable"}):
-        # (a sum of doubles depends on the order DuckDB's threads add them in, run to run)
-        cells = ", ".join(f'round("{c}", 9)' if t == "DOUBLE" else f'"{c}"' for c, t in con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog = 'a' "
-            "AND table_schema = 'rx' AND table_name = ? ORDER BY ordinal_position", [name]).fetchall())
         for a, b in (("a", "fresh"), ("fresh", "a")):
-            extra = scalar(con, f'SELECT count(*) FROM (SELECT {cells} FROM {a}.rx."{name}" EXCEPT ALL '
-                                f'SELECT {cells} FROM {b}.rx."{name}")')
-            assert extra == 0, (name, a, b)
+            assert differing_rows(con, name, a, b) == 0, (name, a, b)
     assert rows(con, "SELECT reused FROM rx.runs ORDER BY run_id") == [(False,), (True,)]
 
 
