@@ -594,13 +594,16 @@ class _ReadTexts:
 
 class _Pairs(NamedTuple):
     """The (group, needle) pairs of a slice's groups (groups counted from the slice's first),
-    whether each group has a needle, the runs (numbers in table.runs) the indexed needles are
-    found by, sorted, and which pairs are indexed."""
+    whether each group has a needle, which pairs are indexed, the runs (numbers in table.runs)
+    the indexed pairs' needles are found by (first_run; second_run, or -1 for a needle of one
+    run), and those runs distinct and sorted (keys)."""
     group: np.ndarray
     needle: np.ndarray
     has_needles: np.ndarray
-    keys: np.ndarray
     indexed: np.ndarray
+    first_run: np.ndarray
+    second_run: np.ndarray
+    keys: np.ndarray
 
 
 def _pairs(table: "_Needles", first: int, n_groups: int) -> _Pairs:
@@ -608,8 +611,8 @@ def _pairs(table: "_Needles", first: int, n_groups: int) -> _Pairs:
     indexed = table.indexed[needle]
     p_needle = needle[indexed]
     p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
-    return _Pairs(group, needle, np.bincount(group, minlength=n_groups) > 0,
-                  _distinct(np.concatenate((p_first, p_second[p_second >= 0]))), indexed)
+    return _Pairs(group, needle, np.bincount(group, minlength=n_groups) > 0, indexed, p_first, p_second,
+                  _distinct(np.concatenate((p_first, p_second[p_second >= 0]))))
 
 
 def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, table: "_Needles", pairs: _Pairs,
@@ -625,7 +628,8 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, tabl
     beyond ASCII), the needles _asciify cannot stand for are searched one by one, and the regular
     expression's choice (at one position the first needle in the alternation, then leftmost
     non-overlapping) is replayed by sorting."""
-    pair_group, pair_needle, has_needles, keys, pair_indexed = pairs
+    pair_group, pair_needle, has_needles, pair_indexed, keys = pairs.group, pairs.needle, pairs.has_needles, \
+        pairs.indexed, pairs.keys
     texts = read.texts
     none = np.zeros(0, dtype=np.int64)
     # Matches as (text, start, end, norm): the norm indexes table.forms (the needle's folded
@@ -640,8 +644,7 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, tabl
         # stands between them in a match holds no word character, so they are consecutive runs).
         # The needles' runs are numbered among those of the slice's needles.
         fast_groups = group_of_text[fast_index]
-        p_needle = pair_needle[pair_indexed]
-        p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
+        p_needle, p_first, p_second = pair_needle[pair_indexed], pairs.first_run, pairs.second_run
         two = p_second >= 0
         n_keys = max(len(keys), 1)
         p_code = pair_group[pair_indexed] * n_keys + np.searchsorted(keys, p_first)
