@@ -1,6 +1,7 @@
 """Benchmarks of rxanon-sql: wall time, peak memory (RSS) and rows per second per stage.
 
     python benchmarks/run.py synthetic --persons 5000 --posts 5 --repeat 3
+    python benchmarks/run.py floor                     # the RSS of the imports; 5,000 authors under lower DuckDB limits
     python benchmarks/run.py scaling --persons 2000 20000 200000 --repeat 3
     python benchmarks/run.py blogs --repeat 3          # ../shared/data/blogs/blog_relational_full.csv.gz
     python benchmarks/run.py cache                     # a second apply with other k, lambda runs no NER
@@ -49,6 +50,11 @@ def _reset_peak() -> None:
             f.write("5")
     except OSError:
         pass
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
 
 
 def _peak_mb() -> float:
@@ -141,9 +147,12 @@ def _apply(spec: dict) -> dict:
     report = apply(con, cfg, reuse=spec.get("reuse", False))
     wall = time.perf_counter() - start
     ncp = con.execute(f'SELECT ncp_a, ncp_x, ncp, partitions FROM "{cfg.schema}".ncp').fetchall()[0]
+    held = dict(con.execute("SELECT tag, memory_usage_bytes / 2 ** 20 FROM duckdb_memory() "
+                            "WHERE memory_usage_bytes > 0").fetchall())
+    rss_end = _rss_mb()
     con.close()
     return {"timings": report.timings, "peaks": peaks, "counts": report.counts, "wall": wall,
-            "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused}
+            "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused, "duckdb_mb": held, "rss_end": rss_end}
 
 
 def _adult_frame():
@@ -282,8 +291,40 @@ def child_ner(spec: dict) -> dict:
             "others": others, "workers": workers, "pipes": rec.nlp.pipe_names if workers == 1 else None}
 
 
+def child_floor(spec: dict) -> dict:
+    """The RSS of what a run loads before it holds any data, step by step, then a full run under
+    DuckDB's memory_limit = spec["memory_limit"]: the floor under the 150 MB target."""
+    sys.meta_path.insert(0, _HidePandas())
+    steps = [("Python started", _rss_mb())]
+    import duckdb
+    steps.append(("+ import duckdb", _rss_mb()))
+    con = _connect(spec["db"], 2, spec["memory_limit"])
+    steps.append(("+ the database connected", _rss_mb()))
+    import numpy  # noqa: F401
+    steps.append(("+ import numpy", _rss_mb()))
+    import pyarrow as pa
+    steps.append(("+ import pyarrow", _rss_mb()))
+    import pyarrow.compute  # noqa: F401
+    steps.append(("+ import pyarrow.compute", _rss_mb()))
+    import sqlglot  # noqa: F401
+    steps.append(("+ import sqlglot", _rss_mb()))
+    import rxanon_sql.pipeline  # noqa: F401
+    from rxanon_sql.udfs.find import OWN_ITEMS_SQL_TYPE, find_texts_own
+    steps.append(("+ import rxanon_sql (click, the UDFs)", _rss_mb()))
+    # the search UDF once, on one short text: the compute kernels it uses are mapped in on first use
+    items = con.sql(f"SELECT [{{'id': 1, 'text': 'Ann met Bob in Paris.', 'own': 1}}]::{OWN_ITEMS_SQL_TYPE} AS i")
+    find_texts_own(pa.array([["paris"]]))(items.to_arrow_table().column(0), pa.array([["ann", "bob"]]))
+    steps.append(("+ one search call on one sentence", _rss_mb()))
+    con.close()
+    try:
+        run = child_apply(spec)
+    except duckdb.Error as e:                   # (DuckDB's out-of-memory error, for a low limit)
+        run = {"error": str(e).splitlines()[0]}
+    return {"steps": steps, "run": run, "peak_total": _peak_mb()}
+
+
 CHILDREN = {"build": child_build, "apply": child_apply, "anonypy": child_anonypy, "rx_adult": child_rx_adult,
-            "ner": child_ner}
+            "ner": child_ner, "floor": child_floor}
 
 
 # --- the parent: run children, take medians, print tables ------------------------------------------
@@ -371,6 +412,33 @@ def cmd_synthetic(args) -> str:
                    f"(at 5,000 authors); peak {peak:.0f} MB vs 456 MB\n")
         out.append(retune_table(args, db))
     return "\n".join(out)
+
+
+# DuckDB memory limits for `floor`: the default of the other benchmarks, then lower ones.
+FLOOR_LIMITS = ("2GB", "256MB", "128MB", "96MB", "64MB")
+
+
+def cmd_floor(args) -> str:
+    n = args.persons[0]
+    db = build(args, f"synthetic_{n}x{args.posts}_s{args.seed}", persons=n, posts=args.posts, seed=args.seed)
+    runs = [run_child("floor", {"db": db, "memory_limit": m, "k": 5, "lam": 0.5}) for m in FLOOR_LIMITS]
+    lines = [f"### Memory floor: what a run loads before it holds data, and {n:,} authors under lower DuckDB limits",
+             "", "RSS of one process as it loads what `apply` needs (the first of the runs below):", "",
+             "| step | RSS MB |", "| --- | ---: |"]
+    lines += [f"| {name} | {mb:.0f} |" for name, mb in runs[0]["steps"]]
+    lines += ["", f"Then a full `apply` (k = 5, lambda = 0.5) in the same process, under each DuckDB `memory_limit`; "
+              "DuckDB's own accounting (`duckdb_memory()`) at the end of the run, before the connection closes:", "",
+              "| memory_limit | after NER s | peak RSS MB | RSS at the end MB | DuckDB holds at the end MB |",
+              "| --- | ---: | ---: | ---: | --- |"]
+    for limit, r in zip(FLOOR_LIMITS, runs):
+        run = r["run"]
+        if "error" in run:
+            lines.append(f"| {limit} | fails: {run['error'][:90]} | {r['peak_total']:.0f} | | |")
+            continue
+        held = ", ".join(f"{tag} {mb:.0f}" for tag, mb in sorted(run["duckdb_mb"].items(), key=lambda x: -x[1]) if mb >= 1)
+        lines.append(f"| {limit} | {sum(run['timings'][s] for s in AFTER_NER):.2f} | {r['peak_total']:.0f} | "
+                     f"{run['rss_end']:.0f} | {sum(run['duckdb_mb'].values()):.0f} ({held}) |")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_scaling(args) -> str:
@@ -487,7 +555,7 @@ def main() -> None:
         print(json.dumps(CHILDREN[sys.argv[2]](json.loads(sys.argv[3])), default=str))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("synthetic", "scaling", "blogs", "cache", "ner", "adult", "all"))
+    ap.add_argument("what", choices=("synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult", "all"))
     ap.add_argument("--persons", type=int, nargs="+", default=None)
     ap.add_argument("--posts", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)
@@ -497,7 +565,7 @@ def main() -> None:
     ap.add_argument("--memory-limit", default="2GB", help="DuckDB memory_limit")
     ap.add_argument("--workdir", default="/tmp/rxanon-bench")
     args = ap.parse_args()
-    todo = ["synthetic", "scaling", "blogs", "cache", "ner", "adult"] if args.what == "all" else [args.what]
+    todo = ["synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult"] if args.what == "all" else [args.what]
     for what in todo:
         a = argparse.Namespace(**vars(args))
         if a.persons is None:
