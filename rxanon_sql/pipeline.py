@@ -27,7 +27,7 @@ from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import create_schema, run_file, table
-from .udf import register_find
+from .udf import register_find, system_allocator
 from .faults import fault_point
 from .months import month_names
 
@@ -127,6 +127,11 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: boo
     `reuse`, a run whose source and configuration differ from the last one's only in parameters
     of partitioning, recoding and measures (reuse.RETUNE) keeps that run's join, terms, linking
     and persons."""
+    with system_allocator():
+        return _apply(con, cfg, progress, reuse)
+
+
+def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -> RunReport:
     report = RunReport()
     started = dt.datetime.now()
     register_find(con)

