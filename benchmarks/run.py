@@ -52,18 +52,25 @@ def _reset_peak() -> None:
         pass
 
 
+def _status_mb(field: str) -> float | None:
+    """A memory field of /proc/self/status ("VmRSS", "VmHWM") in MB, None where there is none."""
+    try:
+        with open("/proc/self/status") as f:
+            return next((int(line.split()[1]) / 1024 for line in f if line.startswith(field + ":")), None)
+    except OSError:
+        return None
+
+
 def _rss_mb() -> float:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
+    return _status_mb("VmRSS")
 
 
 def _peak_mb() -> float:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status_mb("VmHWM")
+    if peak is None:
+        import resource
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak
 
 
 def _instrument():

@@ -594,13 +594,14 @@ class _ReadTexts:
 
 class _Pairs(NamedTuple):
     """The (group, needle) pairs of a slice's groups (groups counted from the slice's first),
-    whether each group has a needle, which pairs are indexed, the runs (numbers in table.runs)
-    the indexed pairs' needles are found by (first_run; second_run, or -1 for a needle of one
-    run), and those runs distinct and sorted (keys)."""
+    whether each group has a needle, which pairs are indexed, the indexed pairs' needles, the runs
+    (numbers in table.runs) those needles are found by (first_run; second_run, or -1 for a needle
+    of one run), and those runs distinct and sorted (keys)."""
     group: np.ndarray
     needle: np.ndarray
     has_needles: np.ndarray
     indexed: np.ndarray
+    indexed_needle: np.ndarray
     first_run: np.ndarray
     second_run: np.ndarray
     keys: np.ndarray
@@ -611,7 +612,7 @@ def _pairs(table: "_Needles", first: int, n_groups: int) -> _Pairs:
     indexed = table.indexed[needle]
     p_needle = needle[indexed]
     p_first, p_second = table.first_run[p_needle], table.second_run[p_needle]
-    return _Pairs(group, needle, np.bincount(group, minlength=n_groups) > 0, indexed, p_first, p_second,
+    return _Pairs(group, needle, np.bincount(group, minlength=n_groups) > 0, indexed, p_needle, p_first, p_second,
                   _distinct(np.concatenate((p_first, p_second[p_second >= 0]))))
 
 
@@ -644,7 +645,7 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, needles: pa.Array, tabl
         # stands between them in a match holds no word character, so they are consecutive runs).
         # The needles' runs are numbered among those of the slice's needles.
         fast_groups = group_of_text[fast_index]
-        p_needle, p_first, p_second = pair_needle[pair_indexed], pairs.first_run, pairs.second_run
+        p_needle, p_first, p_second = pairs.indexed_needle, pairs.first_run, pairs.second_run
         two = p_second >= 0
         n_keys = max(len(keys), 1)
         p_code = pair_group[pair_indexed] * n_keys + np.searchsorted(keys, p_first)
