@@ -23,8 +23,9 @@ from .sqlrun import table
 
 # (RE2: \pL letters, \pN digits; the same word characters as find.py's whole-word test)
 TOKEN = r"[\pL\pN_]+"
-# Two or more capitalised words in a row, on one line ("Reception Team George", "Hotel Astor").
-CAPITALISED_SEQUENCE = r"\p{Lu}[\pL\pN_]*(?:[ \t]+\p{Lu}[\pL\pN_]*)+"
+# Two or more capitalised words of two letters or more in a row, on one line ("Reception Team
+# George", "Hotel Astor"; not "Mexico I").
+CAPITALISED_SEQUENCE = r"\p{Lu}[\pL\pN_]+(?:[ \t]+\p{Lu}[\pL\pN_]+)+"
 DEFAULT_ZIPF = 3.5
 
 
@@ -50,15 +51,53 @@ def common_words(lang: str, zipf: float = DEFAULT_ZIPF) -> tuple[str, ...]:
         freqs = wordfreq.get_frequency_dict(lang)
     except LookupError:
         return ()
-    return tuple(sorted(w for w, f in freqs.items() if f >= floor and not any(c.isdigit() for c in w)))
+    words = {w for w, f in freqs.items() if f >= floor and not any(c.isdigit() for c in w)}
+    # The parts of a common contraction are common too: a text without apostrophes writes
+    # "isn t" for "isn't", and TOKEN cuts "isn't" there as well.
+    words.update(p for w in list(words) if "'" in w for p in w.split("'") if p)
+    return tuple(sorted(words))
 
 
 def register_common_words(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
     """The table `<schema>.common_words(word)`: common_words(lang, zipf)."""
-    words = pa.table({"word": pa.array(common_words(lang, zipf), pa.string())})
-    name = table("common_words", schema).sql("duckdb")
-    con.register("rx_common_words_arrow", words)
+    _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
+
+
+@functools.lru_cache(maxsize=8)
+def name_words(lang: str) -> tuple[str, ...]:
+    """First and last names of Faker's locales of `lang`, lower case: a capitalised common word
+    inside a recognized name ("George" of "George and Mervat") is taken as a name when it is one."""
+    import importlib
+    from faker.config import AVAILABLE_LOCALES
+    names: set[str] = set()
+    for locale in AVAILABLE_LOCALES:
+        if locale.split("_")[0] != lang:
+            continue
+        try:
+            provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        except ImportError:
+            continue
+        for attr in ("first_names", "first_names_male", "first_names_female", "last_names"):
+            names.update(n.lower() for n in getattr(provider, attr, ()) if n and " " not in n)
+    return tuple(sorted(names))
+
+
+# A capitalised sequence's first word this frequent is a sentence's, not part of a name ("The",
+# "My", "We": Zipf 6 is about the 250 most frequent English words).
+FUNCTION_ZIPF = 6.0
+
+
+def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
+    """`<schema>.common_words(word)`, `<schema>.function_words(word)` and `<schema>.name_words(word)`
+    for the run's language."""
+    _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
+    _register(con, table("function_words", schema).sql("duckdb"), common_words(lang, max(zipf, FUNCTION_ZIPF)))
+    _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
+
+
+def _register(con: duckdb.DuckDBPyConnection, name: str, words: tuple[str, ...]) -> None:
+    con.register("rx_words_arrow", pa.table({"word": pa.array(words, pa.string())}))
     try:
-        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT word FROM rx_common_words_arrow")
+        con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT word FROM rx_words_arrow")
     finally:
-        con.unregister("rx_common_words_arrow")
+        con.unregister("rx_words_arrow")

@@ -67,6 +67,11 @@ class Config:
     terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     vague_temporal_guard: bool = True
+    # A token or capitalised sequence that is no common word and that fewer than k persons write
+    # is a term of label RARE (README, "Beyond the recognizer").
+    rare_guard: bool = True
+    rare_zipf: float = 3.5              # common word: wordfreq Zipf frequency at least this
+    language: str | None = None         # of the texts, for common words; default: the pipeline's
     label_bias: dict[str, float] = field(default_factory=dict)
     k: int = 5
     lam: float = 0.5
@@ -113,11 +118,20 @@ class Config:
             raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
         if self.workers < 1:
             raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
+        if not 0.0 <= self.rare_zipf <= 8.0:
+            raise ConfigError(f"text.rare_zipf must lie in [0, 8], got {self.rare_zipf!r}")
 
     @property
     def sensitive_labels(self) -> tuple[str, ...]:
         """The configured labels plus those of the term lists and patterns (sensitive by construction)."""
-        return tuple(dict.fromkeys((*self.labels, *self.terms, *self.patterns)))
+        rare = ("RARE",) if self.rare_guard else ()
+        return tuple(dict.fromkeys((*self.labels, *self.terms, *self.patterns, *rare)))
+
+    @property
+    def lang(self) -> str:
+        """The language of the texts: text.language, else the pipeline's."""
+        from .common_words import pipeline_language
+        return self.language or pipeline_language(self.pipeline)
 
     @property
     def quasi_identifiers(self) -> tuple[str, ...]:
@@ -149,7 +163,8 @@ _SCHEMA = {
     "source": {"relations", "query", "person", "join_keys", "direct_identifiers", "insensitive"},
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
-             "vague_temporal_guard", "bias", "batch_size", "workers", "operators"},
+             "vague_temporal_guard", "bias", "batch_size", "workers", "operators",
+             "rare_guard", "rare_zipf", "language"},
     "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
@@ -242,6 +257,12 @@ def parse_config(data: dict) -> Config:
         kw[key] = {label.upper(): _str_list(v, f"text.{key}.{label}") for label, v in table.items()}
     if "vague_temporal_guard" in text:
         kw["vague_temporal_guard"] = _expect(text["vague_temporal_guard"], bool, "text.vague_temporal_guard")
+    if "rare_guard" in text:
+        kw["rare_guard"] = _expect(text["rare_guard"], bool, "text.rare_guard")
+    if "rare_zipf" in text:
+        kw["rare_zipf"] = _expect(text["rare_zipf"], float, "text.rare_zipf")
+    if "language" in text:
+        kw["language"] = _expect(text["language"], str, "text.language")
     bias = _expect(text.get("bias", {}), dict, "text.bias")
     kw["label_bias"] = {l.upper(): _expect(v, float, f"text.bias.{l}") for l, v in bias.items()}
     ops = _expect(text.get("operators", {}), dict, "text.operators")

@@ -1,6 +1,8 @@
-"""Direct identifiers in text: the values of the direct-identifier columns (and of the person
-column when it holds names rather than numbers) are searched in every text and always replaced;
-`verify` checks that none is left in the release.
+"""Direct identifiers in text: the values of the direct-identifier columns, of the person column
+when it holds names rather than numbers, and of the text columns the release drops (a hotel's
+name, an address) are searched in every text and always replaced; `verify` checks that none is
+left in the release. So are their distinctive words, the words of three letters or more that are
+no common word ("Astor" of "Hotel Astor"): a review that says "the Astor" names the hotel too.
 
 Only values with a letter and at least three characters are searched: a bare number such as a
 row id would match every number in the texts."""
@@ -11,7 +13,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, lit, run, run_file, table, union_all
+from .common_words import TOKEN
+from .join import source_query
+from .sqlrun import col, ident, lit, run, run_file, table, union_all
 from .udf import replace_function
 from .udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
 
@@ -23,7 +27,15 @@ def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
     return [c for c in (*person, *cfg.direct_identifiers)]
 
 
+def dropped_columns(cfg: Config, types: dict[str, str]) -> list[str]:
+    """The text-typed columns of the source that no role releases or uses."""
+    roles = {cfg.person, *cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}
+    return [c for c, t in types.items() if c not in roles and t == "VARCHAR"]
+
+
 def build_identifier_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
+    """rx.identifier_values(column_name, norm): whole values, then their distinctive words (needs
+    rx.common_words)."""
     s = cfg.schema
     selects = []
     for c in _columns(cfg, types):
@@ -31,8 +43,18 @@ def build_identifier_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: 
         value = exp.func("lower", exp.func("trim", exp.cast(col(source), "VARCHAR")))
         selects.append(exp.select(exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm"))
                        .from_(table("dataset", s)))
+    src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
+    for c in dropped_columns(cfg, types):
+        value = exp.func("lower", exp.func("trim", col(c)))
+        selects.append(exp.select(exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm")).from_(src))
     if selects:
-        values = exp.select("*").distinct().from_(exp.Subquery(this=union_all(selects), alias="v")).where(
+        whole = exp.select("*").distinct().from_(exp.Subquery(this=union_all(selects), alias="v"))
+        words = exp.select(col("column_name"), exp.alias_(col("word", "u"), "norm")).from_(
+            exp.Subquery(this=whole, alias="w")).join(
+            exp.Unnest(expressions=[exp.func("regexp_extract_all", col("norm"), lit(TOKEN))],
+                       alias=exp.TableAlias(this=ident("u"), columns=[ident("word")])), join_type="CROSS").where(
+            exp.Not(this=col("word", "u").isin(query=exp.select("word").from_(table("common_words", s)))))
+        values = exp.select("*").distinct().from_(exp.Subquery(this=union_all([whole, words]), alias="v")).where(
             exp.and_(exp.GTE(this=exp.func("length", col("norm")), expression=exp.Literal.number(MIN_LENGTH)),
                      exp.func("regexp_matches", col("norm"), lit(r"\pL"))))
     else:

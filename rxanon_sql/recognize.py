@@ -18,8 +18,10 @@ from .config import Config
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
+from .common_words import CAPITALISED_SEQUENCE, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner, replace_function
+from .udfs.corpus import CORPUS_MATCH_SQL_TYPE, CorpusSearcher
 from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
@@ -150,6 +152,13 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, "rx_find_texts_own", find_texts_own(sets), [OWN_ITEMS_SQL_TYPE, "VARCHAR[]"], OWN_MATCH_SQL_TYPE)
 
 
+def register_find_corpus(con: duckdb.DuckDBPyConnection) -> None:
+    """rx_find_corpus(text): the text searched for every needle of the temporary table
+    corpus_needles (corpus_needles.sql) at once."""
+    needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
+    replace_function(con, "rx_find_corpus", CorpusSearcher(needles).arrow, ["VARCHAR"], CORPUS_MATCH_SQL_TYPE)
+
+
 # Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).
 # On the blog corpus shape (163 MB of text), searching for the persons' surfaces in batches of
 # about 41 MB took 0.6 GB less memory than in one go, and 3 % more time.
@@ -170,10 +179,13 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
+    register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf)
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
+    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, token=TOKEN, sequence=CAPITALISED_SEQUENCE)
+    register_find_corpus(con)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
-    run_file(con, "propagate", cfg.schema, batches=batches)
-    for name in ("rebuild_texts", "propagate_blanked"):
-        run_file(con, name, cfg.schema)
+    for name in ("propagate", "resolve_matches", "propagate_chosen", "rebuild_texts", "propagate_blanked",
+                 "resolve_matches", "propagate_terms"):
+        run_file(con, name, cfg.schema, batches=batches)

@@ -50,7 +50,9 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
                            list(types))
     settings = dataclasses.asdict(cfg)
     for name in RETUNE:
-        del settings[name]
+        # (the rare-token guard's threshold is k: with it on, k changes the terms)
+        if not (name == "k" and cfg.rare_guard):
+            del settings[name]
     for attribute in settings["attributes"]:
         del attribute["bias"]
     payload = {"config": settings, "types": types, "recognizer": recognizer, "rows": rows, "hash": str(total),

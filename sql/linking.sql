@@ -15,6 +15,16 @@ FROM found_matches AS f
 JOIN rx.texts AS t ON t.text_id = f.text_id
 WHERE f.own;
 
+-- A rare word inside a mention of the tuple's own value ("Zorb" of the team "Kilo Zorb") yields
+-- to the mention, which is recoded whole.
+DELETE FROM terms_found
+WHERE label = 'RARE' AND (row_id, attribute, start_pos, end_pos) IN (
+    SELECT f.row_id, f.attribute, f.start_pos, f.end_pos
+    FROM terms_found AS f
+    JOIN mentions AS m ON m.row_id = f.row_id AND m.attribute = f.attribute
+    WHERE f.label = 'RARE' AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+);
+
 -- (Joins, not correlated subqueries: DuckDB decorrelates a NOT EXISTS by grouping every
 -- mention on the columns it compares. The attribute of a mention is looked up for the mentioned
 -- (row, value) pairs only, not for every value.)
@@ -226,7 +236,16 @@ SELECT term_id, attribute, position, offset_in_term, len FROM term_dates;
 --    operators and the texts around them, took 1.25 to 1.8 times as long on an unsorted table,
 --    more than the sort costs.)
 CREATE OR REPLACE TABLE rx.terms AS
-WITH best AS (
+WITH rare_spans AS (
+    -- an unlinked span that only may state an attribute, holding a rare word (corpus_needles.sql):
+    -- a RARE term, since the word alone singles out its few writers (resolve_matches.sql)
+    SELECT DISTINCT f.rowid AS term_id
+    FROM terms_found AS f
+    CROSS JOIN unnest(regexp_extract_all(lower(f.term), '[\pL\pN_]+')) AS u(word)
+    JOIN corpus_needles AS n ON n.norm = u.word
+    WHERE n.label = 'RARE' AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
+),
+best AS (
     SELECT term_id, attribute, offset_in_term, len
     FROM (
         SELECT *, row_number() OVER (PARTITION BY term_id ORDER BY position, len DESC, offset_in_term) AS rn
@@ -235,11 +254,14 @@ WITH best AS (
     WHERE rn = 1
 )
 SELECT
-    f.row_id, f.person, f.attribute, f.start_pos, f.end_pos, f.term, f.norm, f.label, f.source,
+    f.row_id, f.person, f.attribute, f.start_pos, f.end_pos, f.term, f.norm,
+    CASE WHEN b.attribute IS NULL AND r.term_id IS NOT NULL THEN 'RARE' ELSE f.label END AS label, f.source,
     b.attribute AS linked_attribute,
     CAST(f.start_pos + b.offset_in_term AS INTEGER) AS stated_start,
     CAST(f.start_pos + b.offset_in_term + b.len AS INTEGER) AS stated_end
 FROM terms_found AS f
 LEFT JOIN best AS b ON b.term_id = f.rowid
+LEFT JOIN rare_spans AS r ON r.term_id = f.rowid
 WHERE b.attribute IS NOT NULL OR f.source = 'identifier' OR f.label IN (SELECT label FROM rx.labels)
+   OR r.term_id IS NOT NULL
 ORDER BY f.row_id, f.attribute, f.start_pos;

@@ -1,14 +1,10 @@
--- Every occurrence of a person's sensitive surface in any of the person's texts is a term, not
--- only the occurrences the recognizer tagged: otherwise a suppressed term could survive in a
--- sentence where the model missed it, or tagged only a part ("Friday" of "Friday night"). An
--- occurrence takes the label the person's tagged occurrences carry most often, a sensitive label
--- before one that only may state an attribute (ties: label name).
-CREATE OR REPLACE TEMP TABLE surfaces AS
-SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
-FROM terms_found
-WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
-GROUP BY person;
-
+-- Every occurrence of a sensitive surface in any text is a term, not only the occurrences the
+-- recognizer tagged, and not only in the texts of the persons it was found for: otherwise a
+-- suppressed term could survive in a sentence where the model missed it, or tagged only a part
+-- ("Friday" of "Friday night"), and a name tagged in one person's text would stay readable in
+-- everyone else's. The needles are corpus_needles.sql's. An occurrence takes the label the
+-- person's tagged occurrences carry most often (a sensitive label before one that only may
+-- state an attribute; ties: label name), or, for a person who never had it, the needle's.
 -- A span of a label that only may state an attribute (CARDINAL "4:3", kept by terms.sql for
 -- linking and dropped there unless it states a value) never hides a sensitive surface: where
 -- they overlap, the sensitive surface wins. Below, "tagged spans" are the others.
@@ -38,16 +34,12 @@ SELECT least(coalesce(CAST(floor(before * $batches / nullif(total, 0)) AS INTEGE
 FROM running
 GROUP BY ALL;
 
--- One search call per person, not per text: the person's needles cross into Python once. (The
--- matches are stored before they meet another table: the optimizer cannot know how many a
--- function returns, and would hash all of them, each with its text, to join them.) The persons
--- go in batches (sqlrun.run_file): grouping all 163 MB of texts of the blog corpus shape at once
--- took 1.3 GB more than the search of one batch.
---
--- The same pass finds linking's value mentions: each text carries the number of its tuple's
--- needle set (mention_needles.sql) as needles of its own, and their matches are `own`
--- (linking.sql reads them). A text goes to the search if its person has surfaces or its tuple
--- has values to find.
+-- Linking's value mentions: each text is searched for its tuple's own values (the numbered needle
+-- sets of mention_needles.sql), in calls of one person's texts each, and the matches are `own`
+-- (linking.sql reads them). (The matches are stored before they meet another table: the optimizer
+-- cannot know how many a function returns, and would hash all of them, each with its text, to
+-- join them.) The persons go in batches (sqlrun.run_file): grouping all 163 MB of texts of the
+-- blog corpus shape at once took 1.3 GB more than the search of one batch.
 CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR,
                                             own BOOLEAN);
 
@@ -62,61 +54,33 @@ WITH person_texts AS (
     LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
     WHERE t.person BETWEEN (SELECT first_person FROM person_batches WHERE batch = $batch)
                        AND (SELECT last_person FROM person_batches WHERE batch = $batch)
-      AND (n.set_id IS NOT NULL OR t.person IN (SELECT person FROM surfaces))
+      AND n.set_id IS NOT NULL
     GROUP BY t.person
 )
 SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle, m.own
 FROM person_texts AS p
-LEFT JOIN surfaces AS s ON s.person = p.person
--- (a NULL argument would skip the call: DuckDB's default NULL handling for functions)
-CROSS JOIN unnest(rx_find_texts_own(p.items, coalesce(s.needles, []))) AS u(m);
+CROSS JOIN unnest(rx_find_texts_own(p.items, CAST([] AS VARCHAR[]))) AS u(m);
 
--- A match that is exactly a tagged span is that span: it is no new term, and since tagged spans
--- never overlap one another (terms.sql keeps one of overlapping spans, identifiers.sql drops
--- what an identifier overlaps) it conflicts with none. Only the other matches go on: where the
--- recognizer tagged every occurrence, none.
-CREATE OR REPLACE TEMP TABLE other_matches AS
-SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
-       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
-FROM (
-    SELECT * FROM found_matches AS f
-    ANTI JOIN blocking AS b ON b.text_id = f.text_id AND b.start_pos = f.start_pos AND b.end_pos = f.end_pos
-    WHERE NOT f.own
-) AS f
-JOIN rx.texts AS t ON t.text_id = f.text_id;
+-- The corpus-wide search: every text, every needle (one automaton, rx_find_corpus).
+CREATE OR REPLACE TEMP TABLE corpus_matches AS
+SELECT t.text_id, t.person, u.m.start_pos, u.m.end_pos, u.m.needle, u.m.capital
+FROM rx.texts AS t
+CROSS JOIN unnest(rx_find_corpus(t.text)) AS u(m);
 
--- 1. A surface that touches no tagged span is a new term, and so is one that covers tagged
---    spans, is longer than each and cuts through none ("Dena how" of another post over "Dena"
---    here); it replaces them. Identifier spans are never covered.
-CREATE OR REPLACE TEMP TABLE chosen AS
-SELECT m.*
-FROM other_matches AS m
-LEFT JOIN blocking AS f
-  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-GROUP BY ALL
-HAVING bool_and(f.row_id IS NULL OR (
-    m.start_pos <= f.start_pos AND f.end_pos <= m.end_pos AND f.source <> 'identifier'
-    AND f.end_pos - f.start_pos < m.end_pos - m.start_pos));
+-- A cased needle is a person's where that person writes it with a capital or had it tagged; from
+-- then on it is that person's in any case, as a tagged surface always was (a person's "Room"
+-- suppressed while their "room" stays would give the term away).
+CREATE OR REPLACE TEMP TABLE person_needles AS
+SELECT DISTINCT m.person, m.needle AS norm
+FROM corpus_matches AS m
+JOIN corpus_needles AS n ON n.norm = m.needle
+WHERE m.capital OR NOT n.cased
+UNION
+SELECT person, norm FROM own_surfaces;
 
--- (A row put in and taken out again: see terms_found in terms.sql. Later stages insert into
--- this table, and it is empty where the recognizers found nothing.)
-INSERT INTO chosen (row_id) VALUES (NULL);
-DELETE FROM chosen WHERE row_id IS NULL;
+CREATE OR REPLACE TEMP TABLE counted_matches AS
+SELECT m.text_id, m.start_pos, m.end_pos, m.needle
+FROM corpus_matches AS m
+SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;
 
--- 2. Where a surface only partly overlaps a tagged span, a shorter surface may hide behind it
---    ("Jo" of "Jo Ann" when the identifier "Ann Lee" took the "Ann"). Those texts are searched
---    again with every tagged span blanked out (same length, no word character), so that what is
---    found can neither overlap a tagged span nor be swallowed by a longer surface that does.
-CREATE OR REPLACE TEMP TABLE conflicted AS
-SELECT DISTINCT m.row_id, m.attribute
-FROM other_matches AS m
-JOIN blocking AS f
-  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-WHERE f.start_pos <> m.start_pos OR f.end_pos <> m.end_pos;
-
--- The blanks (applied by rebuild_texts.sql; propagate_blanked.sql continues from there): chr(2)
--- is neither a word nor a space character, and rx_find_texts searches texts holding it column-wise.
-CREATE OR REPLACE TEMP TABLE text_edits AS
-SELECT f.row_id, f.attribute, f.start_pos, f.end_pos, repeat(chr(2), f.end_pos - f.start_pos) AS replacement
-FROM blocking AS f
-JOIN conflicted AS c ON c.row_id = f.row_id AND c.attribute = f.attribute;
+-- (resolve_matches.sql runs here, between the two files: recognize.build_terms)

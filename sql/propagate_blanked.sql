@@ -5,48 +5,11 @@ SELECT t.row_id, t.person, t.attribute, t.text_id, t.text, b.text AS blanked
 FROM rx.texts AS t
 JOIN rebuilt_texts AS b ON b.row_id = t.row_id AND b.attribute = t.attribute;
 
-INSERT INTO chosen
-SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
-       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos), f.needle
+CREATE OR REPLACE TEMP TABLE counted_matches AS
+SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM (
-    SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
-    FROM (
-        SELECT person, array_agg(struct_pack(id := text_id, text := blanked)) AS items
-        FROM blanked_texts
-        GROUP BY person
-    ) AS p
-    JOIN surfaces AS s ON s.person = p.person
-    CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m)
-) AS f
-JOIN blanked_texts AS t ON t.text_id = f.text_id
-WHERE NOT EXISTS (
-    SELECT 1 FROM chosen AS c
-    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < f.end_pos AND f.start_pos < c.end_pos
-);
-
--- The label each chosen surface takes (see propagate.sql), counted before the replacements.
-CREATE OR REPLACE TEMP TABLE surface_labels AS
-SELECT person, norm, label
-FROM (
-    SELECT person, norm, label,
-           row_number() OVER (PARTITION BY person, norm
-                              ORDER BY label IN (SELECT label FROM rx.labels) DESC, count(*) DESC, label) AS rn
-    FROM terms_found
-    WHERE (person, norm) IN (SELECT person, norm FROM chosen)
-    GROUP BY person, norm, label
-) AS ranked
-WHERE rn = 1;
-
--- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
---    spans of labels that only may state an attribute).
-DELETE FROM terms_found AS f
-WHERE f.row_id IN (SELECT row_id FROM chosen)
-  AND EXISTS (
-    SELECT 1 FROM chosen AS m
-    WHERE m.row_id = f.row_id AND m.attribute = f.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-);
-
-INSERT INTO terms_found
-SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm, l.label, 'match'
-FROM chosen AS m
-JOIN surface_labels AS l ON l.person = m.person AND l.norm = m.norm;
+    SELECT b.text_id, b.person, u.m.start_pos, u.m.end_pos, u.m.needle
+    FROM blanked_texts AS b
+    CROSS JOIN unnest(rx_find_corpus(b.blanked)) AS u(m)
+) AS m
+SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;

@@ -31,9 +31,12 @@ def _every_retune_setting_changed(cfg):
     return changed
 
 
+# (with the rare-token guard on, k is also the guard's threshold and changes the terms:
+# test_k_rebuilds_the_terms_when_the_rare_guard_is_on)
 VARIANTS = {
-    "k and lambda": lambda cfg: cfg.with_overrides(k=4, lam=0.1),
-    "every retune setting": _every_retune_setting_changed,
+    "k and lambda": lambda cfg: dataclasses.replace(cfg, rare_guard=False).with_overrides(k=4, lam=0.1),
+    "lambda, guard on": lambda cfg: cfg.with_overrides(lam=0.1),
+    "every retune setting": lambda cfg: _every_retune_setting_changed(dataclasses.replace(cfg, rare_guard=False)),
 }
 
 
@@ -52,10 +55,11 @@ def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeyp
     # the per-run salts (tag order, audit order) fixed, so that two runs can be compared
     monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)
     retuned = VARIANTS[variant](BASE)
+    base = dataclasses.replace(BASE, rare_guard=retuned.rare_guard)
     shutil.copy(generated, tmp_path / "a.duckdb")
     shutil.copy(generated, tmp_path / "b.duckdb")
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, BASE).reused
+    assert not apply(con, base).reused
     assert apply(con, retuned).reused
     full = duckdb.connect(str(tmp_path / "b.duckdb"))
     assert not apply(full, retuned, reuse=False).reused
@@ -67,6 +71,14 @@ def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeyp
         for a, b in (("a", "fresh"), ("fresh", "a")):
             assert differing_rows(con, name, a, b) == 0, (name, a, b)
     assert rows(con, "SELECT reused FROM rx.runs ORDER BY run_id") == [(False,), (True,)]
+
+
+def test_k_rebuilds_the_terms_when_the_rare_guard_is_on(generated, tmp_path):
+    shutil.copy(generated, tmp_path / "a.duckdb")
+    con = duckdb.connect(str(tmp_path / "a.duckdb"))
+    assert not apply(con, BASE).reused
+    assert not apply(con, BASE.with_overrides(k=BASE.k + 1)).reused
+    assert apply(con, BASE.with_overrides(k=BASE.k + 1, lam=0.2)).reused
 
 
 def test_any_other_change_builds_every_stage(generated, tmp_path):
@@ -109,8 +121,8 @@ def test_a_runs_table_of_an_earlier_version_gets_the_new_columns():
     apply(con, demo_config())
     for column in ("reused", "ncp_a", "ncp_x", "ncp"):
         con.execute(f"ALTER TABLE rx.runs DROP COLUMN {column}")
-    assert apply(con, demo_config(k=3)).reused
-    assert rows(con, "SELECT k, reused FROM rx.runs ORDER BY run_id") == [(2, None), (3, True)]
+    assert apply(con, demo_config(lam=0.3)).reused
+    assert rows(con, "SELECT lam, reused FROM rx.runs ORDER BY run_id") == [(0.5, None), (0.3, True)]
     # each run's NCP is kept beside its parameters, for comparing settings
     assert rows(con, "SELECT ncp_a, ncp_x, ncp FROM rx.runs ORDER BY run_id DESC LIMIT 1") == \
         rows(con, "SELECT ncp_a, ncp_x, ncp FROM rx.ncp")

@@ -1,0 +1,96 @@
+-- The needles of the corpus-wide search (propagate.sql, udfs/corpus.py): what, once recognized
+-- or found rare anywhere, is a term wherever it is written. Each needle has one label, and
+-- `cased`: a needle made of common words only ("Will", "June", "New York") is a term in a text
+-- of a person who never had it only where it is written with a capital.
+--
+-- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
+--    was found with most often, a sensitive label first.
+-- 2. The name-like words of a multi-word name: a capitalised word of a PERSON, ORG, GPE, FAC or
+--    LOC term that is no common word ("Astor" of "Hotel Astor", "Mervat" of "George and
+--    Mervat"), or, in a PERSON, a first or last name ("George"). The model tagged "George and
+--    Mervat" as one span, so a bare "George" elsewhere was never a term.
+-- 3. With the rare-token guard ($rare_guard): a word that is no common word and that the texts
+--    of fewer than k persons hold (label RARE), and a capitalised sequence of common words that
+--    fewer than k persons write ("Reception Team George" has a rare word of its own; "Grand
+--    Central Palace" has none). Such a string singles its few writers out whatever the
+--    recognizer made of it, and since no partition of k persons can share it, it is replaced.
+CREATE OR REPLACE TEMP TABLE needle_labels AS
+WITH found AS (
+    SELECT norm, term, label, source, count(*) AS n
+    FROM terms_found
+    WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
+    GROUP BY ALL
+),
+parts AS (
+    SELECT lower(u.word) AS norm, f.label, f.n
+    FROM (SELECT *, regexp_extract_all(term, '[\pL\pN_]+') AS words
+          FROM found
+          WHERE label IN ('PERSON', 'ORG', 'GPE', 'FAC', 'LOC') AND source <> 'identifier') AS f
+    CROSS JOIN unnest(f.words) AS u(word)
+    WHERE len(f.words) > 1 AND length(u.word) > 1 AND regexp_matches(u.word, '^\p{Lu}')
+      AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
+           OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
+),
+person_words AS (
+    SELECT DISTINCT t.person, lower(u.word) AS word
+    FROM rx.texts AS t
+    CROSS JOIN unnest(regexp_extract_all(t.text, $token)) AS u(word)
+    WHERE $rare_guard
+),
+rare_words AS (
+    SELECT word AS norm, 'RARE' AS label, 1 AS n
+    FROM person_words
+    WHERE word NOT IN (SELECT word FROM rx.common_words)
+    GROUP BY word
+    HAVING count(*) < (SELECT k FROM rx.params)
+),
+written_sequences AS (
+    SELECT t.person, lower(regexp_replace(u.seq, '[ \t]+', ' ', 'g')) AS seq
+    FROM rx.texts AS t
+    CROSS JOIN unnest(regexp_extract_all(t.text, $sequence)) AS u(seq)
+    WHERE $rare_guard
+),
+-- ("The Hotel" at the start of a sentence is the word "hotel")
+person_sequences AS (
+    SELECT DISTINCT person, seq
+    FROM (SELECT person, CASE WHEN split_part(seq, ' ', 1) IN (SELECT word FROM rx.function_words)
+                              THEN regexp_replace(seq, '^[^ ]+ ', '') ELSE seq END AS seq
+          FROM written_sequences) AS s
+    WHERE contains(seq, ' ')
+),
+rare_sequences AS (
+    SELECT r.seq AS norm, 'RARE' AS label, 1 AS n
+    FROM (SELECT seq FROM person_sequences GROUP BY seq HAVING count(*) < (SELECT k FROM rx.params)) AS r
+    CROSS JOIN unnest(string_split(r.seq, ' ')) AS u(word)
+    GROUP BY r.seq
+    -- (a sequence with a rare word is covered by that word)
+    HAVING bool_and(u.word IN (SELECT word FROM rx.common_words))
+),
+candidates AS (
+    SELECT norm, label, sum(n) AS n
+    FROM (SELECT norm, label, n FROM found UNION ALL SELECT * FROM parts
+          UNION ALL SELECT * FROM rare_words UNION ALL SELECT * FROM rare_sequences) AS c
+    GROUP BY ALL
+)
+SELECT norm, label
+FROM (
+    SELECT norm, label,
+           row_number() OVER (PARTITION BY norm
+                              ORDER BY label IN (SELECT label FROM rx.labels) DESC, n DESC, label) AS rn
+    FROM candidates
+) AS ranked
+WHERE rn = 1;
+
+CREATE OR REPLACE TEMP TABLE corpus_needles AS
+SELECT l.norm, l.label,
+       l.label NOT IN (SELECT upper(column_name) FROM rx.identifier_values)
+       AND bool_and(w.word IN (SELECT word FROM rx.common_words)) AS cased
+FROM needle_labels AS l
+CROSS JOIN unnest(regexp_extract_all(l.norm, '[\pL\pN_]+')) AS w(word)
+GROUP BY l.norm, l.label;
+
+-- The surfaces each person had themselves: found in that person's texts in any case.
+CREATE OR REPLACE TEMP TABLE own_surfaces AS
+SELECT DISTINCT person, norm
+FROM terms_found
+WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';

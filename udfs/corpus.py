@@ -1,0 +1,148 @@
+"""Every text searched for every sensitive surface of the corpus at once (Aho-Corasick).
+
+A surface recognized for one person is a term wherever it is written, for everyone: otherwise a
+name the model tagged in one review stays readable in every review where it missed it. The
+surfaces of a whole corpus are far more than one person's (tens of thousands), so they go into
+one automaton (pyahocorasick), built once per run, instead of the per-person needle lists of
+find.py; benchmarks/search.py compares the two.
+
+Matching is whole-word and case-insensitive, and it ignores which non-word characters separate
+the words: a needle and a text are both compared in their *key* form, lower case with every run
+of non-word characters written as one space ("St. Louis", "st  louis" and "ST-LOUIS" all read
+" st louis "). The key is padded with a space on both sides, and so is the text, so that an
+automaton match can only begin and end at word boundaries: no match inside a word is ever
+produced and then thrown away. Each match says whether it is written with a capital, for the
+needles that count only there (corpus_needles.sql).
+"""
+from __future__ import annotations
+
+import ahocorasick
+import numpy as np
+import pyarrow as pa
+
+from .find import _ints, _list_of, _strings
+
+# `capital`: the match begins with an upper-case letter (corpus_needles.sql's cased needles)
+CORPUS_MATCH_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, needle VARCHAR, capital BOOLEAN)[]"
+CORPUS_MATCH_ARROW_TYPE = pa.list_(pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32()),
+                                              ("needle", pa.string()), ("capital", pa.bool_())]))
+
+_ASCII_WORD = np.zeros(128, dtype=bool)
+for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
+    _ASCII_WORD[_c] = True
+_ASCII_UPPER_OR_DIGIT = np.zeros(128, dtype=bool)
+_ASCII_UPPER_OR_DIGIT[65:91] = True
+_ASCII_UPPER_OR_DIGIT[48:58] = True
+
+
+def _flags(codes: np.ndarray, ascii_table: np.ndarray, test) -> np.ndarray:
+    """ascii_table[code] for ASCII code points, test(chr(code)) for the others (each distinct
+    code point tested once)."""
+    out = np.zeros(len(codes), dtype=bool)
+    low = codes < 128
+    out[low] = ascii_table[codes[low]]
+    if not low.all():
+        high = codes[~low]
+        distinct, inverse = np.unique(high, return_inverse=True)
+        out[~low] = np.fromiter((test(chr(c)) for c in distinct), dtype=bool, count=len(distinct))[inverse]
+    return out
+
+
+def _is_word(c: str) -> bool:
+    # Python's \w (find.py's whole-word test): alphanumeric in Unicode, or the underscore
+    return c.isalnum() or c == "_"
+
+
+def _lower(text: str) -> str:
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    # ("İ".lower() is two characters: such a character stays as it is, so offsets still agree)
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+
+
+def _key_form(text: str) -> tuple[str, np.ndarray]:
+    """The text in key form, padded (" st louis "), and for each of its characters but the pads
+    the offset in `text` of the character it comes from."""
+    codes = _codes(_lower(text))
+    word = _flags(codes, _ASCII_WORD, _is_word)
+    # a word character, or the first of a run of non-word characters
+    keep = word.copy()
+    keep[0] = True
+    keep[1:] |= word[:-1]
+    kept = np.where(word, codes, 32)[keep].astype(np.uint32)
+    return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", np.flatnonzero(keep)
+
+
+def key(norm: str) -> str | None:
+    """A needle's key form, or None when it has no word character."""
+    form, _ = _key_form(norm)
+    core = " ".join(form.split())
+    return f" {core} " if core else None
+
+
+class CorpusSearcher:
+    """needles: norms. Where two norms have the same key, the first is reported."""
+
+    def __init__(self, needles):
+        self.automaton = ahocorasick.Automaton()
+        self.norms: list[str] = []
+        for norm in needles:
+            k = key(norm) if norm else None
+            if k is None or k in self.automaton:
+                continue
+            self.automaton.add_word(k, (len(self.norms), len(k)))
+            self.norms.append(norm)
+        self.empty = not self.norms
+        if not self.empty:
+            self.automaton.make_automaton()
+
+    def search(self, texts: list[str | None]) -> tuple[np.ndarray, ...]:
+        """Every whole-word match in all texts, overlapping ones too: (index of the text, start,
+        end, needle number, capitalised?), by text and start. `capitalised`: every word of the
+        match begins with an upper-case letter or a digit. (Which of overlapping matches stays
+        is decided in SQL, after the matches a person does not count are gone: resolve_matches.sql.)"""
+        none = np.zeros(0, dtype=np.int64)
+        if self.empty or not any(texts):
+            return none, none, none, none, none.astype(bool)
+        # One string for the whole batch: texts separated by a newline, a non-word character.
+        parts = [t or "" for t in texts]
+        starts_of = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
+        joined = "\n".join(parts)
+        form, origin = _key_form(joined)
+        hits = [(end, needle, length) for end, (needle, length) in self.automaton.iter(form)]
+        if not hits:
+            return none, none, none, none, none.astype(bool)
+        end_k, needle, length = (np.array(c, dtype=np.int64) for c in zip(*hits))
+        # the match's first and last word characters in the form, less the leading pad
+        first = end_k - length + 1
+        last = end_k - 2
+        start = origin[first]
+        end = origin[last] + 1
+        text = np.searchsorted(starts_of, start, side="right") - 1
+        ok = end <= starts_of[text + 1] - 1      # not across two texts of the batch
+        text, start, end, needle = text[ok], start[ok], end[ok], needle[ok]
+        order = np.lexsort((-(end - start), start))
+        text, start, end, needle = text[order], start[order], end[order], needle[order]
+        # a word beginning with a lower-case letter (or a non-ASCII one that is not upper case)
+        codes = _codes(joined)
+        begins = _flags(codes, _ASCII_WORD, _is_word)
+        begins[1:] &= ~begins[:-1]
+        lower = begins & ~_flags(codes, _ASCII_UPPER_OR_DIGIT, lambda c: c.isupper() or c.isdigit())
+        before = np.concatenate(([0], np.cumsum(lower)))
+        capital = before[end] == before[start]
+        return text, start - starts_of[text], end - starts_of[text], needle, capital
+
+    def arrow(self, texts: pa.Array) -> pa.Array:
+        """rx_find_corpus(text): the matches of each text."""
+        text, start, end, needle, capital = self.search(texts.to_pylist())
+        offsets = np.zeros(len(texts) + 1, dtype=np.int32)
+        np.cumsum(np.bincount(text, minlength=len(texts)), out=offsets[1:])
+        columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
+                   _strings([self.norms[n] for n in needle]), pa.array(capital, pa.bool_())]
+        return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
