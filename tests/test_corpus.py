@@ -1,0 +1,75 @@
+"""udfs/corpus.py: every text searched for every needle of the corpus at once."""
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+from hypothesis import given, settings, strategies as st
+
+from rxanon_sql.udfs.corpus import CorpusSearcher, key
+
+
+def found(searcher, texts):
+    return [(i, texts[i][s:e], searcher.norms[n], bool(c)) for i, s, e, n, c in zip(*searcher.search(texts))]
+
+
+def test_whole_words_in_any_case_and_any_separator():
+    s = CorpusSearcher(["george", "st. louis", "new york"])
+    texts = ["Georges and george_x, GEORGE.", "From ST-LOUIS to st louis", "New\n\tYork! new york"]
+    assert found(s, texts) == [
+        (0, "GEORGE", "george", True),
+        (1, "ST-LOUIS", "st. louis", True), (1, "st louis", "st. louis", False),
+        (2, "New\n\tYork", "new york", True), (2, "new york", "new york", False)]
+
+
+def test_overlapping_matches_are_all_returned_and_capitals_are_per_word():
+    s = CorpusSearcher(["new york", "york", "new york city"])
+    got = found(s, ["In New York city."])
+    assert got == [(0, "New York city", "new york city", False), (0, "New York", "new york", True),
+                   (0, "York", "york", True)]
+
+
+def test_no_match_across_two_texts_of_a_batch_and_none_in_empty_ones():
+    s = CorpusSearcher(["bob smith"])
+    assert found(s, ["said bob", None, "", "smith said"]) == []
+    arrow = s.arrow(pa.array(["bob smith", None, "x BOB  SMITH"]))
+    assert [len(v) for v in arrow.to_pylist()] == [1, 0, 1]
+    assert arrow.to_pylist()[2] == [{"start_pos": 2, "end_pos": 12, "needle": "bob smith", "capital": True}]
+
+
+def test_offsets_beyond_ascii_and_with_characters_that_lower_to_two():
+    s = CorpusSearcher(["zoë", "istanbul"])
+    text = "İİ Zoë in İstanbul, zoë."
+    got = found(s, [text])
+    assert [(t, c) for _, t, _, c in got] == [("Zoë", True), ("zoë", False)]
+    assert key("İstanbul") is not None
+
+
+def test_needles_without_a_word_character_are_ignored():
+    assert CorpusSearcher(["...", "", "-"]).empty
+
+
+_WORDS = st.sampled_from(["ann", "Ann", "lee", "LEE", "jo", "ann-lee", "x", "café", "Zoë", "ß", "über"])
+_SEPS = st.sampled_from([" ", "  ", "\n", ", ", "-", "_", ".", "", "é"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(_WORDS, _SEPS), max_size=12), st.lists(st.lists(_WORDS, min_size=1, max_size=3), min_size=1, max_size=4))
+def test_every_whole_word_occurrence_is_found(parts, needle_words):
+    """Against a regular expression per needle: every place where the needle's words stand as
+    whole words, separated by non-word characters only, is a match, and every match is one."""
+    text = "".join(w + sep for w, sep in parts)
+    needles = [" ".join(ws) for ws in needle_words]
+    s = CorpusSearcher(needles)
+    got = {(st_, e, s.norms[n]) for _, st_, e, n, _ in zip(*s.search([text]))}
+    expected = set()
+    for norm in s.norms:
+        words = re.findall(r"\w+", norm.lower())
+        pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)
+        for start in range(len(text)):
+            m = pattern.match(text, start)
+            if m and text[m.start():m.end()].lower() == text[m.start():m.end()].lower():
+                expected.add((m.start(), m.end(), norm))
+    # (keys that lower-case differently than the regex folds, ß/ss, are left aside)
+    expected = {x for x in expected if key(text[x[0]:x[1]]) == key(x[2])}
+    assert got == expected
