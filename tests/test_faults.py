@@ -63,18 +63,18 @@ def test_kill_at_any_point_keeps_the_previous_release(released, tmp_path, point)
 
 @pytest.mark.parametrize("point", ["join", "partitioning", "recoding_release", "commit"])
 def test_kill_while_retuning_keeps_the_previous_release(released, tmp_path, point):
-    """A run that reuses the stages before partitioning (only k changed) writes in the same
+    """A run that reuses the stages before partitioning (only lambda changed) writes in the same
     transaction: killed, it leaves the release and the reused tables as they were."""
     db = tmp_path / "db.duckdb"
     shutil.copy(released, db)
-    (tmp_path / "retuned.toml").write_text(CONFIG.replace("k = 2", "k = 3"))
+    (tmp_path / "retuned.toml").write_text(CONFIG.replace("lambda = 0.5", "lambda = 0.9"))
     before = state(db)
     r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"), env={"RXANON_SQL_FAULT": point})
     assert r.returncode == -9, (r.returncode, r.stderr[-500:])
     assert state(db) == before
     r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
     assert r.returncode == 0 and "were kept" in r.stdout, r.stderr
-    assert state(db)[3] == [(2, 3)]
+    assert state(db)[3] == [(2, 2)] and state(db)[2] != before[2]
 
 
 def hold(db, read_only):
