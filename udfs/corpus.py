@@ -79,9 +79,8 @@ def _key_form(text: str) -> tuple[str, np.ndarray]:
 
 
 def key(norm: str) -> str | None:
-    """A needle's key form, or None when it has no word character."""
-    form, _ = _key_form(norm)
-    core = " ".join(form.split())
+    """A needle's key form (what _key_form makes of it), or None when it has no word character."""
+    core = " ".join("".join(c if _is_word(c) else " " for c in _lower(norm)).split())
     return f" {core} " if core else None
 
 

@@ -1,0 +1,84 @@
+"""The corpus-wide search: pyahocorasick (udfs/corpus.py) against the hand-written search of
+udfs/find.py, and ahocorasick-rs where it is installed, on the same texts and needles.
+
+    python benchmarks/search.py DB [--repeat 5] [--batch 2048]
+
+DB is a database that a run has written (benchmarks/privacy.py leaves some): its rx.texts are
+the texts, the distinct norms of its rx.terms the needles. Each searcher gets the texts in
+batches of --batch, as DuckDB hands them to a UDF, and must return every text's whole-word,
+case-insensitive matches. Prints the median time per searcher, the matches found, and the
+ratio to the fastest.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import duckdb
+
+
+def _corpus(needles):
+    from rxanon_sql.udfs.corpus import CorpusSearcher
+    searcher = CorpusSearcher(needles)
+    return lambda texts: len(searcher.search(texts)[0])
+
+
+def _handwritten(needles):
+    # (find.py's Searcher: one fixed needle set, its word-run index for ASCII texts and a regular
+    # expression alternation of all needles for the others)
+    from rxanon_sql.udfs.find import Searcher
+    searcher = Searcher(tuple(needles))
+    return lambda texts: sum(len(searcher.find(t)) for t in texts)
+
+
+def _rust(needles):
+    import ahocorasick_rs
+    from rxanon_sql.udfs.corpus import _key_form, key
+    keys = sorted({k for k in map(key, needles) if k})
+    automaton = ahocorasick_rs.AhoCorasick(keys)
+
+    def search(texts):
+        form, _ = _key_form("\n".join(t or "" for t in texts))
+        return len(automaton.find_matches_as_indexes(form, overlapping=True))
+    return search
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("db")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--batch", type=int, default=2048)
+    args = ap.parse_args()
+    con = duckdb.connect(args.db, read_only=True)
+    texts = [t for (t,) in con.execute("SELECT text FROM rx.texts ORDER BY text_id").fetchall()]
+    needles = sorted({n for (n,) in con.execute("SELECT DISTINCT norm FROM rx.terms").fetchall() if n})
+    batches = [texts[i:i + args.batch] for i in range(0, len(texts), args.batch)]
+    print(f"{len(texts):,} texts, {sum(map(len, texts)) / 1e6:.1f} M characters, {len(needles):,} needles")
+    searchers = {"pyahocorasick (corpus.py)": _corpus, "hand-written (find.py)": _handwritten}
+    try:
+        import ahocorasick_rs  # noqa: F401
+        searchers["ahocorasick-rs"] = _rust
+    except ImportError:
+        pass
+    import rxanon_sql.udfs.corpus  # noqa: F401  (imports are not the build's time)
+    results = {}
+    for name, make in searchers.items():
+        started = time.perf_counter()
+        search = make(needles)
+        build = time.perf_counter() - started
+        times, found = [], 0
+        for _ in range(args.repeat):
+            started = time.perf_counter()
+            found = sum(search(b) for b in batches)
+            times.append(time.perf_counter() - started)
+        results[name] = (statistics.median(times), build, found)
+    best = min(t for t, _, _ in results.values())
+    print("| searcher | build s | search s (median) | matches | x fastest |")
+    print("|---|---:|---:|---:|---:|")
+    for name, (t, build, found) in results.items():
+        print(f"| {name} | {build:.2f} | {t:.2f} | {found:,} | {t / best:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
