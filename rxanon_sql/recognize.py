@@ -103,11 +103,12 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
 def make_recognizer(cfg: Config):
     """The recognizer behind `rx_ner`: in this process, or a pool of cfg.workers processes."""
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
+    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard}
     if cfg.workers > 1:
         from .udfs.parallel import ParallelRecognizer
-        return ParallelRecognizer(cfg.workers, *args)
+        return ParallelRecognizer(cfg.workers, *args, **guards)
     from .udfs.ner import Recognizer
-    return Recognizer(*args)
+    return Recognizer(*args, **guards)
 
 
 def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int, progress) -> None:
