@@ -1,7 +1,7 @@
 """The recognizers' false positives on hotel reviews, and what they cost the release.
 
     python benchmarks/hotel.py [--data ../shared/data/hotel/hotel_reviews_499.csv] [--k 5]
-                               [--allow hotel,breakfast,...] [--top 15]
+                               [--allow hotel,breakfast,...] [--top 15] [--lower]
 
 Loads the CSV into DuckDB (`read_csv_auto`), one person per review (`row_number() OVER ()`),
 with Reviewer_Nationality (nominal), Reviewer_Score (numeric) and Review_Date (date) as
@@ -9,7 +9,8 @@ quasi-identifiers and Negative_Review and Positive_Review as text. For each sett
 common-word guard off, on, and on with `--allow`) it prints the recognizers' spans and the
 release's replacements per (label, lower-cased surface), the most frequent first, and NCP_A,
 NCP_X and NCP of a real `apply` at k. The data file is not part of the repository; when it is
-absent the script says so and exits 0.
+absent the script says so and exits 0. `--lower` lower-cases the review texts first, as
+many review and chat sources write them.
 """
 from __future__ import annotations
 
@@ -24,11 +25,12 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "hotel" / "hotel_reviews_499.cs
 TEXT_COLUMNS = ("Negative_Review", "Positive_Review")
 
 
-def load(con, path: Path) -> None:
+def load(con, path: Path, lower: bool = False) -> None:
     """The reviews as table `reviews`: a person per row and the columns the configuration names."""
+    text = ", ".join(f"lower({c}) AS {c}" if lower else c for c in TEXT_COLUMNS)
     con.execute(
         "CREATE OR REPLACE TABLE reviews AS SELECT row_number() OVER () AS person, Reviewer_Nationality, "
-        "Reviewer_Score, Review_Date, Negative_Review, Positive_Review FROM read_csv_auto(?)", [str(path)])
+        f"Reviewer_Score, Review_Date, {text} FROM read_csv_auto(?)", [str(path)])
 
 
 def config(k: int, common_word_guard: bool, allow=()):
@@ -44,13 +46,13 @@ def config(k: int, common_word_guard: bool, allow=()):
     })
 
 
-def run(path: Path, k: int, guard: bool, allow, top: int) -> dict:
+def run(path: Path, k: int, guard: bool, allow, lower: bool) -> dict:
     import duckdb
 
     from rxanon_sql.entities import recognizer_for
     from rxanon_sql.pipeline import apply
     con = duckdb.connect()
-    load(con, path)
+    load(con, path, lower)
     cfg = config(k, guard, allow)
     texts = [t for row in con.execute(f"SELECT {', '.join(TEXT_COLUMNS)} FROM reviews").fetchall() for t in row]
     rec = recognizer_for(cfg)
@@ -73,6 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("--k", type=int, default=5)
     ap.add_argument("--allow", default="", help="comma-separated text.allow for the third setting")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--lower", action="store_true", help="lower-case the review texts")
     args = ap.parse_args(argv)
     if not args.data.is_file():
         print(f"skipped: {args.data} not found (the hotel reviews are not part of the repository)")
@@ -82,10 +85,10 @@ def main(argv=None) -> int:
     settings = [("guard off", False, ()), ("guard on", True, ())]
     if allow:
         settings.append((f"guard on, allow {len(allow)}", True, allow))
-    results = {name: run(args.data, args.k, guard, al, args.top) for name, guard, al in settings}
+    results = {name: run(args.data, args.k, guard, al, args.lower) for name, guard, al in settings}
     names = list(results)
     first = results[names[0]]
-    print(f"{first['texts']} texts ({args.data.name}), k = {args.k}")
+    print(f"{first['texts']} texts ({args.data.name}{', lower-cased' if args.lower else ''}), k = {args.k}")
     for what, title in (("spans", "recognizer spans"), ("replaced", "replacements in the release")):
         # the top offenders of the first setting: single-word spans of the name-like labels
         worst = [key for key, _ in first[what].most_common() if " " not in key[1]

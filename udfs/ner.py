@@ -33,8 +33,11 @@ _NOUN_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "CD", "FW", "ADD", "XX"})
 # "i flew to london", "michael said" (wordfreq folds case, so "london" and "michael" are common).
 _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 # Labels that the model gives to lower-case common words of review and chat text ("family"
-# PRODUCT, "breakfast" PERSON, "metro" FAC): the common-word guard applies to these.
-_COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "NORP", "WORK_OF_ART", "EVENT"})
+# PRODUCT, "breakfast" PERSON, "metro" FAC): the common-word guard applies to these. Not NORP:
+# a lower-case NORP span is a nationality or religion written in lower case ("english", "dutch",
+# "american": every one the guard dropped on the Presidio set and the lower-cased hotel reviews),
+# and a nationality is a quasi-identifier.
+_COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT"})
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
