@@ -44,6 +44,7 @@ def test_lower_case_common_words_tagged_as_names_are_dropped(rec, text, word, la
     ("we flew to belgium in may", "belgium", "GPE"),                    # a country
     ("the english breakfast was good", "english", "NORP"),              # a nationality
     ("the family room was nice", "family room", "PRODUCT"),             # two tokens
+    ("we asked google for directions", "google", "ORG"),                # the tagger reads NNP
 ])
 def test_names_and_other_spans_are_kept(rec, text, word, label):
     assert not dropped(rec, text, word, label)
