@@ -8,7 +8,10 @@ with Reviewer_Nationality (nominal), Reviewer_Score (numeric) and Review_Date (d
 quasi-identifiers and Negative_Review and Positive_Review as text. For each setting (the
 common-word guard off, on, and on with `--allow`) it prints the recognizers' spans and the
 release's replacements per (label, lower-cased surface), the most frequent first, and NCP_A,
-NCP_X and NCP of a real `apply` at k. The data file is not part of the repository; when it is
+NCP_X and NCP of a real `apply` at k, and the candidates for `text.allow`: single-word spans of
+the name-like labels whose word is common (wordfreq) and no known first name or place, for a
+person to review (a hotel's name can be among them). The
+data file is not part of the repository; when it is
 absent the script says so and exits 0. `--lower` lower-cases the review texts first, as
 many review and chat sources write them.
 """
@@ -97,6 +100,14 @@ def main(argv=None) -> int:
         for key in worst[:args.top]:
             print(f"  {key[0]:<8}{key[1]!r:<16}" + "".join(f"{results[n][what][key]:>8}" for n in names))
         print(f"  {'all':<24}" + "".join(f"{sum(results[n][what].values()):>8}" for n in names))
+    from rxanon_sql.udfs.ner import _COMMON_WORD_LABELS, _common_set, _known_names
+    common, known = _common_set("en"), _known_names("en")
+    candidates = Counter()
+    for (label, word), n in results[names[-1]]["spans"].items():
+        if label in _COMMON_WORD_LABELS and word in common and word not in known.get(label, ()):
+            candidates[word] += n
+    print("\ncandidates for text.allow (spans of the last setting): "
+          + ", ".join(f"{w} {n}" for w, n in candidates.most_common(args.top)))
     print("\n" + "".join(f"{n:<28}" for n in ["measure"] + names))
     for i, m in enumerate(("NCP_A", "NCP_X", "NCP")):
         print(f"{m:<28}" + "".join(f"{results[n]['ncp'][i]:<28.3f}" for n in names))
