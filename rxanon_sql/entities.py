@@ -24,13 +24,14 @@ def recognizer_for(cfg: Config | None = None):
     return _recognizer(cfg.pipeline, tuple(cfg.phone_regions),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.terms.items())),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.patterns.items())),
-                       cfg.vague_temporal_guard)
+                       cfg.vague_temporal_guard, tuple(cfg.allow), cfg.common_word_guard)
 
 
 @functools.lru_cache(maxsize=4)
-def _recognizer(pipeline, regions, terms, patterns, guard):
+def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard):
     from .udfs.ner import Recognizer
-    return Recognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard)
+    return Recognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
+                      allow=allow, common_word_guard=common_word_guard)
 
 
 def entities(text: str, cfg: Config | None = None):

@@ -105,11 +105,12 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
 def make_recognizer(cfg: Config):
     """The recognizer behind `rx_ner`: in this process, or a pool of cfg.workers processes."""
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
+    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard}
     if cfg.workers > 1:
         from .udfs.parallel import ParallelRecognizer
-        return ParallelRecognizer(cfg.workers, *args)
+        return ParallelRecognizer(cfg.workers, *args, **guards)
     from .udfs.ner import Recognizer
-    return Recognizer(*args)
+    return Recognizer(*args, **guards)
 
 
 def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int, progress) -> None:
@@ -182,7 +183,7 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf)
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, token=TOKEN, sequence=CAPITALISED_SEQUENCE)
+    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, allow=list(cfg.allow), token=TOKEN, sequence=CAPITALISED_SEQUENCE)
     register_find_corpus(con)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)

@@ -79,7 +79,8 @@ FROM (
                               ORDER BY label IN (SELECT label FROM rx.labels) DESC, n DESC, label) AS rn
     FROM candidates
 ) AS ranked
-WHERE rn = 1;
+-- (text.allow: never a term, nor a rare word)
+WHERE rn = 1 AND NOT list_contains(CAST($allow AS VARCHAR[]), norm);
 
 CREATE OR REPLACE TEMP TABLE corpus_needles AS
 SELECT l.norm, l.label,

@@ -95,6 +95,8 @@ def test_rare_words_are_guarded_and_common_ones_stay():
     assert "Xylophanes" not in on[0] and "Quorvex" not in on[3] and "breakfast" in on[1] and "[RARE]" in on[0], on
     off = released(run(texts, text='labels = ["PHONE"]', rare_guard=False))
     assert "Xylophanes" in off[0]
+    allowed = released(run(texts, text='labels = ["PHONE"]\nallow = ["xylophanes"]'))
+    assert "Xylophanes" in allowed[0] and "Quorvex" not in allowed[3]
 
 
 def test_a_rare_word_in_as_many_persons_as_k_is_no_rare_term():

