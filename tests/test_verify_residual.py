@@ -23,14 +23,16 @@ K = 3
 # A label of its own whose name one author also writes as a plain word.
 CONFIG_RESIDUAL = CONFIG.replace("[anonymization]", 'GIZMO = ["flux capacitor"]\n\n[anonymization]')
 EXTRA_POSTS = [
-    # a badge number and a lower-case surname that no recognizer tags, one author each
-    (1, "16,May,2004", "I parked next to the grzybowski bakery, badge 483920 on the dashboard."),
-    # an invented word that three authors (k) write, and one that two authors write
-    (2, "19,August,2005", "We had quuxberry pie and I played the zither after dinner."),
-    (3, "28,May,2004", "The quuxberry season is short. My gizmo broke again."),
-    (4, "20,January,2004", "Quuxberry jam, the zither, then I repaired the flux capacitor."),
-    # a common word that only this author writes
-    (6, "16,May,2004", "The garden is wet."),
+    # A badge number and a lower-case surname that no recognizer tags, one author each; an
+    # invented word that three authors (k) write, and a rare one that two authors write; a
+    # capitalised sequence of common words that three authors write, one that one author
+    # writes, one that one author writes but for its last word as the three, and one with a
+    # rare token; a common word that one author alone writes.
+    (1, "16,May,2004", "I parked next to the grzybowski bakery, badge 483920 on the dashboard. Thank You Very Much."),
+    (2, "19,August,2005", "We had quuxberry pie and I played the zither after dinner. I Love Zither Music."),
+    (3, "28,May,2004", "The quuxberry season is short. My gizmo broke again. Thank You Very Much."),
+    (4, "20,January,2004", "Quuxberry jam, the zither, then I repaired the flux capacitor. Thank You Very Kindly."),
+    (6, "16,May,2004", "The garden is wet. Big Red Kitten won the cup again. Thank You Very Much."),
 ]
 
 
@@ -106,6 +108,19 @@ def test_frequent_and_common_words_are_no_suspects(residual_db, verdict):
     # a common word that one author alone writes
     assert "garden" in _released(residual_db, 6) and "garden" in common_words("en")
     assert "garden" not in suspects
+
+
+def test_capitalised_sequences(residual_db, verdict):
+    assert "Big Red Kitten" in _released(residual_db, 6) and "I Love Zither Music" in _released(residual_db, 2)
+    sequences = _suspects(verdict, "sequence")
+    # common words only, but one author's
+    assert sequences["big red kitten"] == {6}
+    assert {r[2] for r in verdict.suspects if r[1] == "big red kitten"} == {1}
+    # written by k authors; and the same but for its last word, by one: the whole run counts
+    assert "thank you very much" not in sequences
+    assert sequences["thank you very kindly"] == {4}
+    # its rare token is the suspect already
+    assert "i love zither music" not in sequences and 2 in _suspects(verdict)["zither"]
 
 
 def test_bracketed_labels_are_no_suspects(residual_db, verdict):
