@@ -83,10 +83,11 @@ def _report_verdict(v) -> None:
 def _report_suspects(v) -> None:
     """The residual audit: one summary line; with --strict each suspect (up to 20) as a failure."""
     strings = v.suspect_strings
-    examples = ", ".join(f"{s!r} ({_persons(o)} in, {_persons(n)} out)" for _, s, o, n in strings[:5])
+    examples = ", ".join(f"{s!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
     click.echo(f"residual audit: {len(strings)} suspect strings (not common words, in the original texts of 1 to "
                f"{v.k - 1} persons) in the released texts of {_persons(v.suspect_persons)}"
-               + (f", e.g. {examples}" if examples else "") + f" ({v.residual_seconds:.2f}s)")
+               + (f", e.g. (persons in the original texts, times released) {examples}" if examples else "")
+               + f" ({v.residual_seconds:.2f}s)")
     if not v.strict:
         return
     for kind, suspect, original, person, n, row_id, attribute, example in v.suspects[:20]:

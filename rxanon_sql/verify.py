@@ -55,14 +55,16 @@ class Verdict:
                 and not (self.strict and self.suspects))
 
     @property
-    def suspect_strings(self) -> list[tuple[str, str, int, int]]:
-        """Each suspect once: kind, suspect, original_persons, and how many persons' released
-        texts show it; the rarest in the original texts first, then the most shown."""
-        shown: dict[tuple[str, str, int], int] = {}
-        for kind, suspect, original, *_ in self.suspects:
-            shown[(kind, suspect, original)] = shown.get((kind, suspect, original), 0) + 1
-        return sorted(((kind, suspect, original, n) for (kind, suspect, original), n in shown.items()),
-                      key=lambda r: (r[2], -r[3], r[1]))
+    def suspect_strings(self) -> list[tuple[str, str, int, int, int]]:
+        """Each suspect once: kind, suspect, original_persons, how many persons' released texts
+        show it and how often; the rarest in the original texts first, then the most shown."""
+        shown: dict[tuple[str, str, int], list[int]] = {}
+        for kind, suspect, original, _, occurrences, *_ in self.suspects:
+            counts = shown.setdefault((kind, suspect, original), [0, 0])
+            counts[0] += 1
+            counts[1] += occurrences
+        return sorted(((kind, suspect, original, persons, n) for (kind, suspect, original), (persons, n) in shown.items()),
+                      key=lambda r: (r[2], -r[4], r[1]))
 
     @property
     def suspect_persons(self) -> int:

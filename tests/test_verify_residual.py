@@ -97,7 +97,8 @@ def test_rare_tokens_that_survive_are_suspects(residual_db, verdict):
     assert {r[2] for r in verdict.suspects if r[1] == "zither"} == {2}
     # the summary figures
     assert verdict.suspect_persons == len({r[3] for r in verdict.suspects}) >= 2
-    assert ("token", "483920", 1, 1) in verdict.suspect_strings
+    assert ("token", "483920", 1, 1, 1) in verdict.suspect_strings
+    assert ("token", "zither", 2, 2, 3) in verdict.suspect_strings     # author 2 writes it twice
 
 
 def test_frequent_and_common_words_are_no_suspects(residual_db, verdict):
