@@ -141,6 +141,22 @@ def test_values_of_the_same_row_are_no_suspects(residual_db, verdict):
     assert "pisces" not in _suspects(verdict)
 
 
+def test_a_sequence_of_the_rows_values_is_no_suspect(residual_db, tmp_path):
+    """A capitalised sequence of common words that one author writes is a suspect, unless its
+    words are all values of the row it is released in (topic "(Science,Student)" here)."""
+    db = str(tmp_path / "values.duckdb")
+    shutil.copy(residual_db, db)
+    con = duckdb.connect(db)
+    row_id, topic = rows(con, "SELECT row_id, topic FROM rx.audit WHERE person = 4 ORDER BY row_id LIMIT 1")[0]
+    assert {"science", "student"} <= set(topic.lower().strip("()").split(","))
+    other = rows(con, "SELECT row_id FROM rx.audit WHERE person = 1 ORDER BY row_id LIMIT 1")[0][0]
+    for name in ("dataset", "audit"):
+        con.execute(f"UPDATE rx.{name} SET text = text || ' Science Student.' WHERE row_id IN (?, ?)", [row_id, other])
+    v = verify(con)
+    con.close()
+    assert _suspects(v, "sequence")["science student"] == {1}
+
+
 def test_tokens_no_original_text_holds_are_no_suspects(residual_db, tmp_path):
     """A token of no original text identifies no one (a surrogate); one of another person's
     original text does, wherever it is released."""
