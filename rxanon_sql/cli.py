@@ -90,7 +90,9 @@ def _report_suspects(v) -> None:
                + f" ({v.residual_seconds:.2f}s)")
     if not v.strict:
         return
-    for kind, suspect, original, person, n, row_id, attribute, example in v.suspects[:20]:
+    rank = {(kind, suspect): i for i, (kind, suspect, *_) in enumerate(strings)}
+    for kind, suspect, original, person, n, row_id, attribute, example in sorted(
+            v.suspects, key=lambda r: (rank[(r[0], r[1])], -r[4]))[:20]:
         click.echo(f"  SUSPECT {kind} {suspect!r} (in the original texts of {_persons(original)}) shown {n}x by one "
                    f"person, first in row {row_id} column {attribute!r}: {example!r}", err=True)
 

@@ -20,9 +20,9 @@
 -- capitalised, paraphrases, misspellings that no original text holds in that form, facts that
 -- identify together but not alone (a token each of >= k persons wrote), and a bracketed word
 -- the author wrote ("[Smith]"), which reads as a label. It sees text only as tokens of letters,
--- digits and underscores: "J.o.h.n" or "4-8-3-9-2-0" split into common or widely written
--- pieces pass, and a token written by k persons in different meanings ("Paris" the town and
--- the name) counts as common. The released texts are read from rx.audit (rx.audit_texts),
+-- digits and underscores: "J.o.h.n", "4-8-3-9-2-0" or a name cut by a zero-width space split
+-- into pieces that are common or widely written and pass, and a token that k persons write in
+-- different meanings ("Paris" the town and the name) passes as widely written. The released texts are read from rx.audit (rx.audit_texts),
 -- which verify checks against rx.release row for row; the audit gives each row its person.
 
 -- The original texts, each as its list of lower-case tokens (once: both counts below read it).
