@@ -77,12 +77,34 @@ def _report_verdict(v) -> None:
         click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
     for column, needle, n in v.identifiers[:20]:
         click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
+    _report_suspects(v)
 
 
-def _verify_and_exit(con, schema: str, k: int | None = None) -> None:
+def _report_suspects(v) -> None:
+    """The residual audit: one summary line; with --strict each suspect (up to 20) as a failure."""
+    strings = v.suspect_strings
+    examples = ", ".join(f"{s!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
+    click.echo(f"residual audit: {len(strings)} suspect strings (not common words, in the original texts of 1 to "
+               f"{v.k - 1} persons) in the released texts of {_persons(v.suspect_persons)}"
+               + (f", e.g. (persons in the original texts, times released) {examples}" if examples else "")
+               + f" ({v.residual_seconds:.2f}s)")
+    if not v.strict:
+        return
+    rank = {(kind, suspect): i for i, (kind, suspect, *_) in enumerate(strings)}
+    for kind, suspect, original, person, n, row_id, attribute, example in sorted(
+            v.suspects, key=lambda r: (rank[(r[0], r[1])], -r[4]))[:20]:
+        click.echo(f"  SUSPECT {kind} {suspect!r} (in the original texts of {_persons(original)}) shown {n}x by one "
+                   f"person, first in row {row_id} column {attribute!r}: {example!r}", err=True)
+
+
+def _persons(n: int) -> str:
+    return f"{n} person" if n == 1 else f"{n} persons"
+
+
+def _verify_and_exit(con, schema: str, k: int | None = None, strict: bool = False) -> None:
     """Verify the release, report the verdict, and exit 0 only when it holds."""
     from .verify import verify
-    v = verify(con, schema, k)
+    v = verify(con, schema, k, strict=strict)
     _report_verdict(v)
     con.close()
     sys.exit(0 if v.ok else 1)
@@ -164,11 +186,14 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
 @click.argument("db")
 @click.option("--schema", default="rx", show_default=True)
 @click.option("--k", type=int, help="Check against this k instead of the run's.")
-def verify_cmd(db: str, schema: str, k) -> None:
+@click.option("--strict", is_flag=True, help="Fail also when the residual audit finds suspects: tokens or "
+              "capitalised sequences of the released texts, not common words, that the original texts of fewer "
+              "than k persons hold.")
+def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
     """Exit 0 when the release in DB is k-anonymous and leaks no suppressed term; else list what fails."""
     con = _connect(db, read_only=True)
     try:
-        _verify_and_exit(con, schema, k)
+        _verify_and_exit(con, schema, k, strict)
     except duckdb.CatalogException:
         _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
 

@@ -112,12 +112,14 @@ def _save_rendered(cache: dict) -> None:
         pass               # a read-only home: the run renders the files every time
 
 
-def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> None:
+def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> duckdb.DuckDBPyConnection:
     """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr.
+    Returns the connection with the last statement's result, for a file that ends in a query.
 
     A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
     gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
     that one statement never holds all the texts at once."""
+    result = con
     for i, (sql, names) in enumerate(statements(name, schema)):
         missing = [n for n in names if n not in params and n != "batch"]
         if missing:
@@ -125,7 +127,8 @@ def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **pa
         for batch in range(params["batches"]) if "batch" in names else (None,):
             values = {**params, "batch": batch}
             label = f"{name}.sql #{i + 1}" + (f" batch {batch}" if batch is not None else "")
-            _execute(con, sql, {n: values[n] for n in names} if names else None, label)
+            result = _execute(con, sql, {n: values[n] for n in names} if names else None, label)
+    return result
 
 
 def _rss_mb() -> float:

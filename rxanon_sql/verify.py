@@ -3,19 +3,32 @@
 It recomputes, from the release and the audit rather than from the partitioner's bookkeeping:
 the equivalence classes (same released quasi-identifiers and same kept terms; each must hold at
 least k persons and give every person one released tuple), the leak check (no surface of a
-suppressed term left uncovered in any text of that person), and the row count."""
+suppressed term left uncovered in any text of that person), and the row count.
+
+The residual audit (sql/residual.sql) trusts not even rx.terms: it lists the tokens and
+capitalised sequences of the released texts that the original texts of fewer than k persons
+hold and that are no common words. Those are suspects, not proof of a leak, so they fail the
+verdict only when it is strict (`verify --strict`)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import duckdb
 from sqlglot import exp
 
+from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_common_words
 from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .release import classes_query
-from .sqlrun import col, hash_sum, run, statements, table
+from .sqlrun import col, drop_temporary, hash_sum, ident, run, run_file, statements, table, union_all
+
+# Where the audit keeps the common-word table: an in-memory database of its own, because
+# `verify` opens the release read-only and register_common_words writes a schema's table.
+AUDIT_CATALOG = "rx_residual"
+_AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_original_tokens", "residual_released",
+                 "residual_row_tokens", "residual_token_persons", "residual_sequences", "residual_sequence_persons")
 
 
 @dataclass
@@ -29,10 +42,33 @@ class Verdict:
     mismatched_rows: int = 0
     rows_released: int = 0
     rows_input: int = 0
+    # The residual audit's rows (residual.sql): kind ("token" or "sequence"), suspect,
+    # original_persons, person, occurrences, row_id, attribute, example.
+    suspects: list[tuple] = field(default_factory=list)
+    residual_seconds: float = 0.0
+    strict: bool = False      # suspects fail the verdict too
 
     @property
     def ok(self) -> bool:
-        return not self.failing and not self.leaks and not self.identifiers and not self.mismatched_rows and self.rows_released == self.rows_input and self.classes > 0
+        return (not self.failing and not self.leaks and not self.identifiers and not self.mismatched_rows
+                and self.rows_released == self.rows_input and self.classes > 0
+                and not (self.strict and self.suspects))
+
+    @property
+    def suspect_strings(self) -> list[tuple[str, str, int, int, int]]:
+        """Each suspect once: kind, suspect, original_persons, how many persons' released texts
+        show it and how often; the rarest in the original texts first, then the most shown."""
+        shown: dict[tuple[str, str, int], list[int]] = {}
+        for kind, suspect, original, _, occurrences, *_ in self.suspects:
+            counts = shown.setdefault((kind, suspect, original), [0, 0])
+            counts[0] += 1
+            counts[1] += occurrences
+        return sorted(((kind, suspect, original, persons, n) for (kind, suspect, original), (persons, n) in shown.items()),
+                      key=lambda r: (r[2], -r[4], r[1]))
+
+    @property
+    def suspect_persons(self) -> int:
+        return len({r[3] for r in self.suspects})
 
 
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
@@ -46,11 +82,50 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
-def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None) -> Verdict:
+def _long_form(source: exp.Table, columns: list[str], key: str, value: str) -> exp.Expression:
+    """`source`'s columns one value a row: `key` and the value as VARCHAR (no row when there
+    is no column)."""
+    selects = [exp.select(col(key), exp.alias_(exp.cast(col(c), "VARCHAR"), value)).from_(source.copy())
+               for c in columns]
+    return union_all(selects) if selects else exp.select(col(key), exp.alias_(
+        exp.cast(exp.null(), "VARCHAR"), value)).from_(source.copy()).where(exp.false())
+
+
+def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, k: int) -> tuple[list[tuple], float]:
+    """The residual audit (sql/residual.sql): one row per suspect and person showing it (see
+    Verdict.suspects), and the seconds it took."""
+    released = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {table('release', schema).sql('duckdb')})").fetchall()]
+    lang = getattr(cfg, "language", None) or pipeline_language(cfg.pipeline)
+    zipf = getattr(cfg, "rare_zipf", DEFAULT_ZIPF)
+    # The same word characters as TOKEN: a capitalised sequence starts after none of them, so
+    # that it never starts inside a word.
+    word = TOKEN.removesuffix("+")
+    assert word.startswith("[") and word.endswith("]"), TOKEN
+    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?",
+              "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
+    # The original texts from the dataset itself (rx.texts is the pipeline's copy of them).
+    originals = _long_form(table("dataset", schema), list(cfg.text_columns), "person", "text")
+    others = _long_form(table("audit", schema), [c for c in released if c not in cfg.text_columns], "row_id", "value")
+    start = time.perf_counter()
+    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {ident(AUDIT_CATALOG).sql('duckdb')} (READ_WRITE)")
+    try:
+        register_common_words(con, AUDIT_CATALOG, lang, zipf)
+        for name, query in (("residual_originals", originals), ("residual_row_values", others)):
+            run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
+                                properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+        rows = run_file(con, "residual", schema, **params).fetchall()
+    finally:
+        drop_temporary(con, *_AUDIT_TABLES)
+        con.execute(f"DETACH DATABASE IF EXISTS {ident(AUDIT_CATALOG).sql('duckdb')}")
+    return rows, time.perf_counter() - start
+
+
+def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None, strict: bool = False) -> Verdict:
+    """The verdict on the release in `schema`; with `strict`, a residual suspect fails it too."""
     cfg = stored_config(con, schema)
     register_find_texts(con)
     k = k if k is not None else cfg.k
-    v = Verdict(k=k)
+    v = Verdict(k=k, strict=strict)
     rows = run(con, classes_query(cfg)).fetchall()
     v.classes = len(rows)
     v.smallest = min((r[2] for r in rows), default=0)
@@ -85,4 +160,5 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
             f"(SELECT count(*) FROM (SELECT {cols} FROM {audit} EXCEPT ALL SELECT {cols} FROM {release}))").fetchall()[0][0]
     v.rows_released = released[0]
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
+    v.suspects, v.residual_seconds = residual_suspects(con, cfg, schema, k)
     return v
