@@ -10,9 +10,9 @@
 --    Mervat"), or, in a PERSON, a first or last name ("George"). The model tagged "George and
 --    Mervat" as one span, so a bare "George" elsewhere was never a term.
 -- 3. With the rare-token guard ($rare_guard): a word that is no common word and that the texts
---    of fewer than k persons hold (label RARE), and a capitalised sequence of common words that
---    fewer than k persons write ("Reception Team George" has a rare word of its own; "Grand
---    Central Palace" has none). Such a string singles its few writers out whatever the
+--    of fewer than k persons hold (label RARE), and a capitalised sequence without a rare word
+--    that fewer than k persons write ("Reception Team George" has a rare word of its own; "Grand
+--    Central Palace" has none; propagate.sql counts its writers in any case). Such a string singles its few writers out whatever the
 --    recognizer made of it, and since no partition of k persons can share it, it is replaced.
 CREATE OR REPLACE TEMP TABLE needle_labels AS
 WITH found AS (
@@ -64,7 +64,7 @@ rare_sequences AS (
     CROSS JOIN unnest(string_split(r.seq, ' ')) AS u(word)
     GROUP BY r.seq
     -- (a sequence with a rare word is covered by that word)
-    HAVING bool_and(u.word IN (SELECT word FROM rx.common_words))
+    HAVING bool_and(u.word NOT IN (SELECT norm FROM rare_words))
 ),
 candidates AS (
     SELECT norm, label, sum(n) AS n

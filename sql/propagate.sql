@@ -67,6 +67,13 @@ SELECT t.text_id, t.person, u.m.start_pos, u.m.end_pos, u.m.needle, u.m.capital
 FROM rx.texts AS t
 CROSS JOIN unnest(rx_find_corpus(t.text)) AS u(m);
 
+-- A capitalised sequence was found rare by those who write it with capitals; it is rare only if
+-- fewer than k persons write it at all ("great location").
+DELETE FROM corpus_needles
+WHERE label = 'RARE' AND contains(norm, ' ') AND norm IN (
+    SELECT needle FROM corpus_matches GROUP BY needle HAVING count(DISTINCT person) >= (SELECT k FROM rx.params)
+);
+
 -- A cased needle is a person's where that person writes it with a capital or had it tagged; from
 -- then on it is that person's in any case, as a tagged surface always was (a person's "Room"
 -- suppressed while their "room" stays would give the term away).
