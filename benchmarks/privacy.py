@@ -15,8 +15,9 @@ own checkout (`--variant before=`) and measured with this one.
   than k persons wrote and that are no common word (and the persons they belong to);
 - words kept: the share of the original texts' words that the release still shows;
 - NCP_X, and the time of the terms stage (where the corpus-wide search and the guard run);
-- on the labelled PII set, recall: the share of gold identifying spans whose letters and
-  digits all lie inside a replaced span (any label), i.e. what a reader no longer sees.
+- on the labelled PII set, of the gold identifying spans: the share whose letters and digits
+  all lie inside replaced spans (any label), the share with some replaced, and the share of
+  their letters and digits a reader still sees.
 
 Data sets: the hotel reviews (499 reviews, one reviewer each, two text columns), the blog
 sample (300 real authors, 13,360 posts), and Presidio's synthetic PII sentences (2,109, one
@@ -149,14 +150,15 @@ JOIN rx.texts AS o ON o.row_id = r.row_id AND o.attribute = r.attribute
 """
 
 
-def _recall(con, gold_file: Path) -> tuple[int, int]:
-    """(gold identifying spans whose letters and digits are all replaced, gold identifying spans)."""
+def _recall(con, gold_file: Path) -> tuple[float, float, float]:
+    """Of the gold identifying spans: the share whose letters and digits are all replaced, the
+    share with any of them replaced, and the share of their letters and digits still readable."""
     records = json.loads(gold_file.read_text(encoding="utf-8"))
     replaced: dict[int, list[tuple[int, int]]] = {}
     for person, s, e in con.execute("SELECT d.person, r.start_pos, r.end_pos FROM rx.replacements AS r "
                                     "JOIN rx.dataset AS d ON d.row_id = r.row_id").fetchall():
         replaced.setdefault(person, []).append((s, e))
-    hit = total = 0
+    hidden = touched = total = chars_total = chars_shown = 0
     for i, rec in enumerate(records, start=1):
         covered = set()
         for s, e in replaced.get(i, ()):
@@ -166,13 +168,18 @@ def _recall(con, gold_file: Path) -> tuple[int, int]:
                 continue
             total += 1
             chars = [p for p in range(span["start_position"], span["end_position"]) if rec["full_text"][p].isalnum()]
-            hit += all(p in covered for p in chars)
-    return hit, total
+            shown = sum(p not in covered for p in chars)
+            hidden += shown == 0
+            touched += shown < len(chars)
+            chars_total += len(chars)
+            chars_shown += shown
+    return hidden / total, touched / total, chars_shown / chars_total
 
 
 def measure(args) -> None:
     from rxanon_sql.verify import verify
-    print("| data | variant | suspects | persons with one | words kept | NCP_X | terms s | verify | recall |")
+    print("| data | variant | suspects | persons with one | words kept | NCP_X | terms s | verify | "
+          "PII spans hidden / touched / letters shown |")
     print("|---|---|---:|---:|---:|---:|---:|---|---:|")
     for path in sorted(args.workdir.glob("*-*.duckdb")):
         name, variant = path.stem.split("-", 1)
@@ -182,16 +189,13 @@ def measure(args) -> None:
         started = time.perf_counter()
         v = verify(con)
         audit_s = time.perf_counter() - started
-        suspects = getattr(v, "suspects", None)
-        strings = len({s[1] for s in suspects}) if suspects is not None else "n/a"
-        persons = len({s[0] for s in suspects}) if suspects is not None else "n/a"
+        strings, persons = len(v.suspect_strings), v.suspect_persons
         kept = con.execute(WORDS_KEPT).fetchall()[0][0]
         ncp_x = con.execute("SELECT ncp_x FROM rx.ncp").fetchall()[0][0]
         terms = json.loads(con.execute("SELECT timings FROM rx.runs ORDER BY run_id DESC LIMIT 1").fetchall()[0][0])["terms"]
         recall = ""
         if name == "pii":
-            hit, total = _recall(con, SETS["pii"]["file"])
-            recall = f"{hit / total:.3f} ({hit}/{total})"
+            recall = "{:.3f} / {:.3f} / {:.3f}".format(*_recall(con, SETS["pii"]["file"]))
         verdict = "ok" if v.ok else f"{len(v.leaks)} leaks, {len(v.failing)} failing classes"
         print(f"| {name} | {variant} | {strings} | {persons} | {kept:.3f} | {ncp_x:.3f} | {terms:.2f} | "
               f"{verdict} (audit {audit_s:.1f} s) | {recall} |")

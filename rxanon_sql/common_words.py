@@ -82,16 +82,9 @@ def name_words(lang: str) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
-# A capitalised sequence's first word this frequent is a sentence's, not part of a name ("The",
-# "My", "We": Zipf 6 is about the 250 most frequent English words).
-FUNCTION_ZIPF = 6.0
-
-
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
-    """`<schema>.common_words(word)`, `<schema>.function_words(word)` and `<schema>.name_words(word)`
-    for the run's language."""
+    """`<schema>.common_words(word)` and `<schema>.name_words(word)` for the run's language."""
     _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
-    _register(con, table("function_words", schema).sql("duckdb"), common_words(lang, max(zipf, FUNCTION_ZIPF)))
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
 
 

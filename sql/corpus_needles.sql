@@ -45,18 +45,20 @@ rare_words AS (
     HAVING count(*) < (SELECT k FROM rx.params)
 ),
 written_sequences AS (
-    SELECT t.person, lower(regexp_replace(u.seq, '[ \t]+', ' ', 'g')) AS seq
+    SELECT t.person, string_split(lower(regexp_replace(u.seq, '[ \t]+', ' ', 'g')), ' ') AS words
     FROM rx.texts AS t
     CROSS JOIN unnest(regexp_extract_all(t.text, $sequence)) AS u(seq)
     WHERE $rare_guard
 ),
--- ("The Hotel" at the start of a sentence is the word "hotel")
+-- Every run of two to four words of a sequence counts too: where a recognizer tagged part of
+-- "American Red Cross", what is left around its replacement ("American Red") must not single
+-- out its writer either.
 person_sequences AS (
-    SELECT DISTINCT person, seq
-    FROM (SELECT person, CASE WHEN split_part(seq, ' ', 1) IN (SELECT word FROM rx.function_words)
-                              THEN regexp_replace(seq, '^[^ ]+ ', '') ELSE seq END AS seq
-          FROM written_sequences) AS s
-    WHERE contains(seq, ' ')
+    SELECT DISTINCT w.person, array_to_string(list_slice(w.words, a.i, a.i + b.n - 1), ' ') AS seq
+    FROM written_sequences AS w
+    CROSS JOIN unnest(range(1, len(w.words))) AS a(i)
+    CROSS JOIN unnest(range(2, 5)) AS b(n)
+    WHERE a.i + b.n - 1 <= len(w.words)
 ),
 rare_sequences AS (
     SELECT r.seq AS norm, 'RARE' AS label, 1 AS n
