@@ -82,9 +82,16 @@ def name_words(lang: str) -> tuple[str, ...]:
     return tuple(sorted(names))
 
 
+# A name that is also one of the language's most frequent words ("will", "may", "grant" at Zipf
+# 5.5 and above; "george" is 5.04) is not taken for a name on its own.
+FREQUENT_ZIPF = 5.5
+
+
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
-    """`<schema>.common_words(word)` and `<schema>.name_words(word)` for the run's language."""
+    """`<schema>.common_words(word)`, `<schema>.frequent_words(word)` and `<schema>.name_words(word)`
+    for the run's language."""
     _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
+    _register(con, table("frequent_words", schema).sql("duckdb"), common_words(lang, max(zipf, FREQUENT_ZIPF)))
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
 
 

@@ -1,7 +1,11 @@
 -- The needles of the corpus-wide search (propagate.sql, udfs/corpus.py): what, once recognized
 -- or found rare anywhere, is a term wherever it is written. Each needle has one label, and
--- `cased`: a needle made of common words only ("Will", "June", "New York") is a term in a text
--- of a person who never had it only where it is written with a capital.
+-- `cased`: a needle made of common words only ("George", "New York") is a term in a text of a
+-- person who never had it only where it is written with capitals.
+--
+-- A surface made of common words only that is no name goes no further than the texts of the
+-- persons who had it tagged (surfaces, propagate.sql): on real blogs the model tags "I" as an
+-- ORG and "A" as a PERSON here and there, and the corpus-wide search made 85,000 "I" ORG terms.
 --
 -- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
 --    was found with most often, a sensitive label first.
@@ -31,11 +35,11 @@ parts AS (
       AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
            OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
 ),
+-- (unnest in the select list: as a lateral join it copied each text along with each of its
+-- words, 5 GB on the 300 real blog authors)
 person_words AS (
-    SELECT DISTINCT t.person, lower(u.word) AS word
-    FROM rx.texts AS t
-    CROSS JOIN unnest(regexp_extract_all(t.text, $token)) AS u(word)
-    WHERE $rare_guard
+    SELECT DISTINCT person, lower(word) AS word
+    FROM (SELECT person, unnest(regexp_extract_all(text, $token)) AS word FROM rx.texts WHERE $rare_guard) AS w
 ),
 rare_words AS (
     SELECT word AS norm, 'RARE' AS label, 1 AS n
@@ -45,10 +49,8 @@ rare_words AS (
     HAVING count(*) < (SELECT k FROM rx.params)
 ),
 written_sequences AS (
-    SELECT t.person, string_split(lower(regexp_replace(u.seq, '[ \t]+', ' ', 'g')), ' ') AS words
-    FROM rx.texts AS t
-    CROSS JOIN unnest(regexp_extract_all(t.text, $sequence)) AS u(seq)
-    WHERE $rare_guard
+    SELECT person, string_split(lower(regexp_replace(seq, '[ \t]+', ' ', 'g')), ' ') AS words
+    FROM (SELECT person, unnest(regexp_extract_all(text, $sequence)) AS seq FROM rx.texts WHERE $rare_guard) AS w
 ),
 -- Every run of two to four words of a sequence counts too: where a recognizer tagged part of
 -- "American Red Cross", what is left around its replacement ("American Red") must not single
@@ -85,15 +87,30 @@ FROM (
 WHERE rn = 1 AND NOT list_contains(CAST($allow AS VARCHAR[]), norm);
 
 CREATE OR REPLACE TEMP TABLE corpus_needles AS
-SELECT l.norm, l.label,
-       l.label NOT IN (SELECT upper(column_name) FROM rx.identifier_values)
-       AND bool_and(w.word IN (SELECT word FROM rx.common_words)) AS cased
-FROM needle_labels AS l
-CROSS JOIN unnest(regexp_extract_all(l.norm, '[\pL\pN_]+')) AS w(word)
-GROUP BY l.norm, l.label;
+SELECT norm, label, cased
+FROM (
+    SELECT l.norm, l.label,
+           l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,
+           bool_and(w.word IN (SELECT word FROM rx.common_words)) AS cased,
+           -- (a name, but not one of the most frequent words: "George" goes, "Will" stays)
+           bool_and(w.word IN (SELECT word FROM rx.name_words) AND w.word NOT IN (SELECT word FROM rx.frequent_words))
+               AS name
+    FROM needle_labels AS l
+    CROSS JOIN unnest(regexp_extract_all(l.norm, '[\pL\pN_]+')) AS w(word)
+    GROUP BY l.norm, l.label
+) AS n
+WHERE identifier OR NOT cased OR name;
 
 -- The surfaces each person had themselves: found in that person's texts in any case.
 CREATE OR REPLACE TEMP TABLE own_surfaces AS
 SELECT DISTINCT person, norm
 FROM terms_found
 WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';
+
+-- Those that the corpus-wide search does not take, searched in their persons' texts only
+-- (propagate.sql, with rx_find_texts_own).
+CREATE OR REPLACE TEMP TABLE surfaces AS
+SELECT person, list_sort(array_agg(norm)) AS needles
+FROM own_surfaces
+WHERE norm NOT IN (SELECT norm FROM corpus_needles)
+GROUP BY person;

@@ -17,23 +17,36 @@ WHERE rowid IN (
     WHERE n.label = 'RARE' AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
 );
 
+-- Matches that overlap no other (the most, found by a running reach over each text's matches in
+-- order) stay as they are; only within a cluster of overlapping ones are they compared in pairs.
+-- (A self-join of each text's matches compared every pair: 8 s on the 300 real blog authors.)
 CREATE OR REPLACE TEMP TABLE resolved_matches AS
-WITH overlapping AS (
-    SELECT DISTINCT a.text_id
-    FROM counted_matches AS a
-    JOIN counted_matches AS b ON b.text_id = a.text_id
-    WHERE b.rowid <> a.rowid AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
+WITH distinct_matches AS (
+    SELECT DISTINCT text_id, start_pos, end_pos, needle FROM counted_matches
+),
+reaching AS (
+    SELECT *, max(end_pos) OVER (PARTITION BY text_id ORDER BY start_pos, end_pos DESC, needle
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+    FROM distinct_matches
+),
+clustered AS (
+    SELECT *, sum(CASE WHEN reach IS NULL OR start_pos >= reach THEN 1 ELSE 0 END)
+                  OVER (PARTITION BY text_id ORDER BY start_pos, end_pos DESC, needle ROWS UNBOUNDED PRECEDING) AS cluster
+    FROM reaching
+),
+sized AS (
+    SELECT *, count(*) OVER (PARTITION BY text_id, cluster) AS n FROM clustered
+),
+crowded AS (
+    SELECT * FROM sized WHERE n > 1
 )
+SELECT text_id, start_pos, end_pos, needle FROM sized WHERE n = 1
+UNION ALL
 SELECT a.text_id, a.start_pos, a.end_pos, a.needle
-FROM counted_matches AS a
-WHERE a.rowid NOT IN (
-    SELECT a.rowid
-    FROM counted_matches AS a
-    JOIN counted_matches AS b ON b.text_id = a.text_id
-    WHERE a.text_id IN (SELECT text_id FROM overlapping)
-      AND b.rowid <> a.rowid
-      AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
-      AND (b.end_pos - b.start_pos > a.end_pos - a.start_pos
-           OR b.end_pos - b.start_pos = a.end_pos - a.start_pos
-              AND (b.start_pos < a.start_pos OR b.start_pos = a.start_pos AND b.rowid < a.rowid))
-);
+FROM crowded AS a
+ANTI JOIN crowded AS b
+  ON b.text_id = a.text_id AND b.cluster = a.cluster
+ AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
+ AND (b.end_pos - b.start_pos > a.end_pos - a.start_pos
+      OR b.end_pos - b.start_pos = a.end_pos - a.start_pos
+         AND (b.start_pos < a.start_pos OR b.start_pos = a.start_pos AND b.needle < a.needle));
