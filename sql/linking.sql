@@ -39,6 +39,40 @@ WHERE (m.row_id, m.attribute, m.start_pos, m.end_pos) NOT IN (
     WHERE f.start_pos < m.end_pos AND m.start_pos < f.end_pos
 );
 
+-- 1b. A tuple's own number in words or in an age's compact form ("thirty-six", "36yo"; the
+--     needles of mention_needles.sql) states the numeric attribute holding it (the first
+--     configured one). Its stating part is the number: the digits, or the words without those of
+--     an age ("thirty-six" of "thirty-six years old"). An occurrence that touches no term is a
+--     term, labelled as in 1.; one inside a term links that term (number_links, below).
+CREATE OR REPLACE TEMP TABLE number_mentions AS
+SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm,
+       n.attribute AS linked_attribute, n.position,
+       CASE WHEN regexp_matches(m.term, '^[0-9]') THEN length(regexp_extract(m.term, '^[0-9]+'))
+            ELSE length(regexp_replace(m.term, '(?i)[\s-]*(?:years?|yrs?|y/?o)(?:[\s-]*old)?$', '')) END AS stated_len
+FROM mentions AS m
+JOIN number_forms AS f ON f.needle = m.norm
+JOIN (
+    SELECT v.row_id, CAST(v.num AS INTEGER) AS value, min_by(v.attribute, a.position) AS attribute,
+           min(a.position) AS position
+    FROM rx.qi_values AS v JOIN rx.attributes AS a ON a.attribute = v.attribute
+    WHERE a.kind = 'numeric' AND a.match_values AND v.num = round(v.num)
+      AND v.row_id IN (SELECT row_id FROM mentions)
+    GROUP BY v.row_id, CAST(v.num AS INTEGER)
+) AS n ON n.row_id = m.row_id AND n.value = f.value;
+
+INSERT INTO terms_found
+SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm,
+       coalesce(e.label, upper(m.linked_attribute)), 'list'
+FROM number_mentions AS m
+LEFT JOIN (SELECT attribute, min(label) AS label FROM rx.emap GROUP BY attribute) AS e
+  ON e.attribute = m.linked_attribute
+WHERE (m.row_id, m.attribute, m.start_pos, m.end_pos) NOT IN (
+    SELECT m.row_id, m.attribute, m.start_pos, m.end_pos
+    FROM number_mentions AS m
+    JOIN terms_found AS f ON f.row_id = m.row_id AND f.attribute = m.attribute
+    WHERE f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+);
+
 -- 2. Candidate links: (term, attribute) pairs where the term can state the tuple's value. What
 --    links a term depends on its row, term, norm and label only. The terms that can state a value
 --    at all are numbered by their rowid in terms_found (term_id), which nothing changes from here
@@ -135,55 +169,101 @@ FROM link_candidates AS c
 JOIN numbers AS n ON n.term = c.term
 WHERE c.kind = 'numeric' AND n.value = c.num;
 
--- Dates stated by a term: day-month-year, month-day-year, numeric and ISO dates, month-year, or
--- a year alone; every stated part must agree with the tuple's date. (Parsed once per distinct
--- term, as above.)
+-- Dates stated by a term: day-month-year, month-day-year, numeric and ISO dates, month-year, a
+-- year alone, and the same without a year ("14th of May", "May 14", "5/14", "14/5"); every
+-- stated part must agree with the tuple's date, a weekday named beside it too ("Friday May 14"),
+-- and a year-less form counts only if no other year stands in the term. A day written as an
+-- ordinal word ("the fourteenth of May", rx.number_words) is read as its number first. (Parsed
+-- once per distinct term, as above.)
 CREATE OR REPLACE TEMP TABLE term_dates AS
 WITH date_terms AS (
     SELECT DISTINCT term FROM link_candidates WHERE kind = 'date'
 ),
+-- (the longest ordinal word that stands as a word of its own: "twenty-first", not its "first";
+-- lower() must keep the length for the position to be the term's)
+day_words AS (
+    SELECT d.term, arg_max(w.value, length(w.word)) AS value, arg_max(w.word, length(w.word)) AS word,
+           arg_max(strpos(lower(d.term), w.word), length(w.word)) AS at
+    FROM date_terms AS d
+    JOIN rx.number_words AS w ON w.ordinal AND contains(lower(d.term), w.word)
+    WHERE length(lower(d.term)) = length(d.term)
+      AND NOT regexp_matches(substring(lower(d.term), strpos(lower(d.term), w.word) - 1, 1), '\pL')
+      AND NOT regexp_matches(substring(lower(d.term), strpos(lower(d.term), w.word) + length(w.word), 1), '[\pL-]')
+    GROUP BY d.term
+),
+normalized AS (
+    SELECT d.term,
+           CASE WHEN w.term IS NULL THEN d.term
+                ELSE substring(d.term, 1, w.at - 1) || CAST(w.value AS VARCHAR) || 'th'
+                     || substring(d.term, w.at + length(w.word)) END AS txt
+    FROM date_terms AS d
+    LEFT JOIN day_words AS w ON w.term = d.term
+),
 stated AS (
     SELECT term, 'dmy' AS form,
-        regexp_extract(term, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 0) AS part,
-        regexp_extract(term, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 3) AS y,
-        regexp_extract(term, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 2) AS m,
-        regexp_extract(term, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 1) AS d
-    FROM date_terms
+        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 0) AS part,
+        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 3) AS y,
+        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 2) AS m,
+        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 1) AS d
+    FROM normalized
     UNION ALL
     SELECT term, 'mdy',
-        regexp_extract(term, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 0),
-        regexp_extract(term, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 3),
-        regexp_extract(term, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 1),
-        regexp_extract(term, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 2)
-    FROM date_terms
+        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 0),
+        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 3),
+        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 1),
+        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 2)
+    FROM normalized
     UNION ALL
     SELECT term, 'iso',
-        regexp_extract(term, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 0),
-        regexp_extract(term, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 1),
-        regexp_extract(term, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 2),
-        regexp_extract(term, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 3)
-    FROM date_terms
+        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 0),
+        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 1),
+        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 2),
+        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 3)
+    FROM normalized
     UNION ALL
     -- 14/05/2004 or 05/14/2004: either order agrees
     SELECT term, 'numeric',
-        regexp_extract(term, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 0),
-        regexp_extract(term, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 3),
-        regexp_extract(term, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 2),
-        regexp_extract(term, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 1)
-    FROM date_terms
+        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 0),
+        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 3),
+        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 2),
+        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 1)
+    FROM normalized
     UNION ALL
     SELECT term, 'my',
-        regexp_extract(term, '(\pL+)\.?,? ([0-9]{4})', 0),
-        regexp_extract(term, '(\pL+)\.?,? ([0-9]{4})', 2),
-        regexp_extract(term, '(\pL+)\.?,? ([0-9]{4})', 1),
+        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 0),
+        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 2),
+        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 1),
         ''
-    FROM date_terms
+    FROM normalized
     UNION ALL
     SELECT term, 'y',
-        regexp_extract(term, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
-        regexp_extract(term, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
+        regexp_extract(txt, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
+        regexp_extract(txt, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
         '', ''
-    FROM date_terms
+    FROM normalized
+    UNION ALL
+    -- without a year: "14 May", "14th of May", "May 14th", "May the 14th"
+    SELECT term, 'dm',
+        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 0),
+        '',
+        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 2),
+        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 1)
+    FROM normalized
+    UNION ALL
+    SELECT term, 'md',
+        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 0),
+        '',
+        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 1),
+        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 2)
+    FROM normalized
+    UNION ALL
+    -- 5/14 or 14/5 (either order agrees, as above), not a part of a longer numeric date
+    SELECT term, 'numeric',
+        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 0),
+        '',
+        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 2),
+        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 1)
+    FROM normalized
 ),
 resolved AS (
     SELECT s.*,
@@ -196,25 +276,51 @@ resolved AS (
 -- Only the most specific form a term states counts: "15 June 2004" states a day, so it does
 -- not agree with 2004-05-14 through its year alone.
 parsed AS (
-    SELECT *, max(length(part)) OVER (PARTITION BY term) AS longest
+    SELECT *, max(length(part)) OVER (PARTITION BY term) AS longest,
+           max(CASE WHEN form = 'y' THEN TRY_CAST(y AS INTEGER) END) OVER (PARTITION BY term) AS any_year
     FROM resolved
     WHERE m = '' OR month_no IS NOT NULL
+),
+-- (the weekdays a term names, by their ISO number; a term naming two agrees with no date)
+weekdays AS (
+    SELECT d.term, min(wn.weekday) AS lo, max(wn.weekday) AS hi
+    FROM date_terms AS d
+    CROSS JOIN unnest(regexp_extract_all(lower(d.term), '\pL+')) AS w(word)
+    JOIN rx.weekday_names AS wn ON wn.name = w.word
+    GROUP BY d.term
 )
 -- A date term is replaced whole, not only its stated part: what the patterns do not read ("the
 -- summer of 2004", "2004 May 28") is finer than the recoded date and must not stay.
 SELECT c.term_id, c.attribute, c.position, 0 AS offset_in_term, length(c.term) AS len
 FROM parsed AS r
 JOIN link_candidates AS c ON c.term = r.term
+LEFT JOIN weekdays AS wd ON wd.term = r.term
 WHERE c.kind = 'date'
   AND length(r.part) = r.longest
-  AND TRY_CAST(r.y AS INTEGER) = year(c.day)
+  AND CASE WHEN r.y = '' THEN r.any_year IS NULL OR r.any_year = year(c.day)
+           ELSE TRY_CAST(r.y AS INTEGER) = year(c.day) END
   AND (r.m = '' OR r.month_no = month(c.day)
        OR (r.form = 'numeric' AND r.day_no = month(c.day) AND r.month_no = day(c.day)))
   AND (r.d = '' OR r.day_no = day(c.day)
-       OR (r.form = 'numeric' AND r.day_no = month(c.day) AND r.month_no = day(c.day)));
+       OR (r.form = 'numeric' AND r.day_no = month(c.day) AND r.month_no = day(c.day)))
+  AND (wd.term IS NULL OR (wd.lo = isodow(c.day) AND wd.hi = isodow(c.day)));
+
+-- A term holding an own number of 1b. states it where the term's label can state the attribute
+-- (the DATE "thirty-six years old"), or where the term is the occurrence itself.
+CREATE OR REPLACE TEMP TABLE number_links AS
+SELECT f.rowid AS term_id, m.linked_attribute AS attribute, m.position,
+       m.start_pos - f.start_pos AS offset_in_term, m.stated_len AS len
+FROM number_mentions AS m
+JOIN terms_found AS f
+  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos <= m.start_pos AND m.end_pos <= f.end_pos
+WHERE f.source <> 'identifier'
+  AND ((m.linked_attribute, f.label) IN (SELECT attribute, label FROM rx.emap)
+       OR (f.start_pos = m.start_pos AND f.end_pos = m.end_pos));
 
 CREATE OR REPLACE TEMP TABLE links AS
 SELECT term_id, attribute, position, offset_in_term, len FROM value_links
+UNION ALL
+SELECT term_id, attribute, position, offset_in_term, len FROM number_links
 UNION ALL
 SELECT term_id, attribute, position, offset_in_term, len FROM term_numbers
 UNION ALL

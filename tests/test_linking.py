@@ -138,3 +138,75 @@ k = 2
                     "JOIN rx.dataset AS d ON d.row_id = t.row_id WHERE t.person = 1 ORDER BY d.text, t.start_pos")
     assert sorted((text[s:e], a) for text, s, e, a in got) == sorted(
         [("kilo   ZORB", "team"), ("\u212aILO zorb", "team"), ("Kilo\tZorb", "team"), ("ÜNÏCØ team", "team")])
+
+
+def released(text, age=36, day="2004-05-14", others=((50, "2001-01-01"), (51, "2001-01-02"), (52, "2001-01-03"))):
+    """Person 1's released text, the recoded values of its partition and its terms."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                    [(1, age, "Pisces", day, text)]
+                    + [(i + 2, a, "Leo", d, f"nothing {i}") for i, (a, d) in enumerate(others)])
+    apply(con, config_from(CONFIG))
+    out = [r[0] for r in rows(con, "SELECT text FROM rx.release") if not r[0].startswith("nothing")]
+    values = dict(rows(con, "SELECT r.attribute, r.value FROM rx.recoded_values AS r JOIN rx.partitions AS p "
+                            "ON p.partition_id = r.partition_id WHERE p.person = 1"))
+    terms = rows(con, "SELECT term, linked_attribute, stated_start, stated_end FROM rx.terms WHERE person = 1")
+    return out[0], values, terms
+
+
+# Every common written form of the date 2004-05-14 (a Friday), each with the words that tell it.
+DATE_FORMS = [
+    ("We met on 14 May and talked.", ["14", "may"]),
+    ("We met on May 14 and talked.", ["14", "may"]),
+    ("We met on May 14th and talked.", ["14", "may"]),
+    ("We met on the 14th of May and talked.", ["14", "may"]),
+    ("Fourteenth of May was the day we met.", ["fourteenth", "may"]),
+    ("We met on the fourteenth of May and talked.", ["fourteenth", "may"]),
+    ("We met on 5/14 and talked.", ["14"]),
+    ("We met on 14/5 and talked.", ["14"]),
+    ("We met on 14.05.2004 and talked.", ["14"]),
+    ("We met on 2004-05-14 and talked.", ["14"]),
+    ("We met on 05/14/2004 and talked.", ["14"]),
+    ("We met on Friday May 14 and talked.", ["14", "may", "friday"]),
+    ("We met on Friday, 14 May and talked.", ["14", "may", "friday"]),
+]
+
+AGE_FORMS = [
+    ("I am thirty-six and tired.", ["thirty", "six"]),
+    ("I am thirty six and tired.", ["thirty", "six"]),
+    ("I am thirty-six years old.", ["thirty", "six"]),
+    ("I am 36yo and tired.", ["36"]),
+    ("A 36-year-old man, that is me.", ["36"]),
+    ("I'm 36 y/o now.", ["36"]),
+]
+
+
+def _words(text):
+    import re
+    return set(re.findall(r"[a-z]+|[0-9]+", text.lower()))
+
+
+@pytest.mark.parametrize("text, tells", DATE_FORMS + AGE_FORMS)
+def test_every_written_form_is_linked_and_recoded(text, tells):
+    out, values, terms = released(text)
+    attribute = "day" if (text, tells) in DATE_FORMS else "age"
+    assert [t for t in terms if t[1] == attribute], terms
+    # The recoded value stands in the release, and once it is taken out nothing of the value is left.
+    assert values[attribute] in out
+    rest = _words(out.replace(values[attribute], " "))
+    assert not rest & set(tells), out
+
+
+def test_a_weekday_that_disagrees_is_not_linked():
+    # 2004-05-14 is a Friday
+    assert not [l for l in linked("We met on Saturday May 14 and talked.") if l[1] == "day"]
+
+
+@pytest.mark.parametrize("text", ["We met on May 14, 2003.", "We met on 14 May in 2003.", "We met on 5/15 and talked."])
+def test_a_year_less_form_that_disagrees_is_not_linked(text):
+    assert not [l for l in linked(text) if l[1] == "day"]
+
+
+def test_another_number_in_words_is_not_linked():
+    assert not [l for l in linked("I am thirty-seven and tired.") if l[1] == "age"]
