@@ -3,6 +3,7 @@ import pytest
 
 from helpers import config_from, rows
 from rxanon_sql.pipeline import apply
+from rxanon_sql.verify import verify
 
 CONFIG = """
 [source]
@@ -210,3 +211,22 @@ def test_a_year_less_form_that_disagrees_is_not_linked(text):
 
 def test_another_number_in_words_is_not_linked():
     assert not [l for l in linked("I am thirty-seven and tired.") if l[1] == "age"]
+
+
+def test_a_surface_beside_the_stating_part_is_replaced_too():
+    # spaCy tags "14 Christmas" as one DATE, linked to the age through "14"; "Christmas", a
+    # suppressed DATE of the same person in another post, must not stay beside "[14-15]".
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [
+        (1, 14, "Pisces", "2004-05-14", "I turned 14 Christmas and got a bike."),
+        (1, 14, "Pisces", "2004-05-15", "Christmas was quiet this year."),
+        (2, 15, "Leo", "2001-01-01", "nothing here"), (3, 51, "Leo", "2001-01-02", "nothing"),
+        (4, 52, "Leo", "2001-01-03", "nothing at all")])
+    apply(con, config_from(CONFIG))
+    got = rows(con, "SELECT term, label, linked_attribute FROM rx.terms WHERE person = 1 AND row_id = "
+                    "(SELECT min(row_id) FROM rx.terms WHERE term = '14 Christmas') ORDER BY start_pos, end_pos DESC")
+    assert got == [("14 Christmas", "DATE", "age"), ("Christmas", "DATE", None)]
+    released = [r[0] for r in rows(con, "SELECT text FROM rx.release")]
+    assert "I turned [14-15] [DATE] and got a bike." in released
+    assert verify(con).ok
