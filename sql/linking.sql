@@ -41,14 +41,14 @@ WHERE (m.row_id, m.attribute, m.start_pos, m.end_pos) NOT IN (
 
 -- 1b. A tuple's own number in words or in an age's compact form ("thirty-six", "36yo"; the
 --     needles of mention_needles.sql) states the numeric attribute holding it (the first
---     configured one). Its stating part is the number: the digits, or the words without those of
---     an age ("thirty-six" of "thirty-six years old"). An occurrence that touches no term is a
---     term, labelled as in 1.; one inside a term links that term (number_links, below).
+--     configured one). Its stating part is the number: the digits ("36" of "36yo"), or the words.
+--     An occurrence that touches no term is a term, labelled as in 1.; one inside a term links
+--     that term (number_links, below).
 CREATE OR REPLACE TEMP TABLE number_mentions AS
 SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm,
        n.attribute AS linked_attribute, n.position,
        CASE WHEN regexp_matches(m.term, '^[0-9]') THEN length(regexp_extract(m.term, '^[0-9]+'))
-            ELSE length(regexp_replace(m.term, '(?i)[\s-]*(?:years?|yrs?|y/?o)(?:[\s-]*old)?$', '')) END AS stated_len
+            ELSE length(m.term) END AS stated_len
 FROM mentions AS m
 JOIN number_forms AS f ON f.needle = m.norm
 JOIN (

@@ -1,6 +1,7 @@
--- The needles of linking's value mentions (linking.sql, 1.): a tuple's own nominal or ordinal
--- values, which its texts are searched for in the same pass as propagation's surfaces
--- (propagate.sql), so that the texts are read once for both searches.
+-- The needles of linking's value mentions (linking.sql, 1. and 1b.): a tuple's own nominal or
+-- ordinal values and its whole numbers written out (below), which its texts are searched for in
+-- the same pass as propagation's surfaces (propagate.sql), so that the texts are read once for
+-- both searches.
 --
 -- A row's needles are its distinct lowercased values, sorted; rows that share them form a set
 -- (set_id), which each text carries to the search instead of its values. The sets are built
@@ -14,9 +15,9 @@ WHERE a.kind IN ('nominal', 'ordinal') AND a.match_values AND v.txt IS NOT NULL 
 
 -- A tuple's own whole number (an age) in the forms no recognizer tags: in words ("thirty-six",
 -- "thirty six", "trente-six"; rx.number_words) and in the compact forms of an age ("36yo",
--- "36 y/o"), also followed by the words of an age ("thirty-six years old"). Linking (1.) makes
--- each occurrence a term linked to the attribute, or links the term it lies in. A bare "36" is
--- no needle: spaCy tags it (CARDINAL, DATE), and linking reads it there (term_numbers).
+-- "36 y/o", "36-yr-old"). Linking (1b.) makes each occurrence a term linked to the attribute, or
+-- links the term it lies in. A bare "36" is no needle: spaCy tags it (CARDINAL, DATE), and
+-- linking reads it there (term_numbers); nor is "one", a pronoun far more often than a number.
 -- The forms depend on the number only, so a row carries its numbers (a negative entry in its
 -- key below), which are spelled out once per distinct key, not once per row.
 CREATE OR REPLACE TEMP TABLE number_values AS
@@ -24,20 +25,17 @@ SELECT DISTINCT v.row_id, CAST(v.num AS INTEGER) AS value
 FROM rx.qi_values AS v
 JOIN rx.attributes AS a ON a.attribute = v.attribute
 WHERE a.kind = 'numeric' AND a.match_values AND v.num = round(v.num)
-  AND CAST(v.num AS INTEGER) IN (SELECT value FROM rx.number_words WHERE NOT ordinal);
+  AND CAST(v.num AS INTEGER) IN (SELECT value FROM rx.number_words WHERE NOT ordinal AND value > 1);
 
 CREATE OR REPLACE TEMP TABLE number_forms AS
-WITH spelled AS (
-    SELECT value, word FROM rx.number_words WHERE NOT ordinal
-    UNION ALL
-    SELECT DISTINCT value, CAST(value AS VARCHAR) FROM rx.number_words WHERE NOT ordinal
-)
-SELECT DISTINCT s.value, s.word || f.suffix AS needle
-FROM spelled AS s
-CROSS JOIN (VALUES (''), ('yo'), (' yo'), ('y/o'), (' y/o'), ('yrs'), (' yrs'), ('-year-old'), (' year old'),
-                   (' years old'), ('-years-old'), (' yrs old'), ('-yr-old')) AS f(suffix)
--- (the digits alone are no needle, see above)
-WHERE f.suffix <> '' OR NOT regexp_matches(s.word, '^[0-9]+$');
+SELECT value, word AS needle
+FROM rx.number_words
+WHERE NOT ordinal AND value > 1
+UNION
+SELECT d.value, CAST(d.value AS VARCHAR) || f.suffix
+FROM (SELECT DISTINCT value FROM rx.number_words WHERE NOT ordinal AND value > 1) AS d
+CROSS JOIN (VALUES ('yo'), (' yo'), ('y/o'), (' y/o'), ('yrs'), (' yrs'), ('yr'), ('-year-old'), ('-years-old'),
+                   ('-yr-old'), (' yrs old')) AS f(suffix);
 
 CREATE OR REPLACE TEMP TABLE needle_numbers AS
 SELECT needle, row_number() OVER (ORDER BY needle) AS nid

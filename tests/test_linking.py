@@ -1,5 +1,9 @@
+import datetime as dt
+
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from helpers import config_from, rows
 from rxanon_sql.pipeline import apply
@@ -230,3 +234,35 @@ def test_a_surface_beside_the_stating_part_is_replaced_too():
     released = [r[0] for r in rows(con, "SELECT text FROM rx.release")]
     assert "I turned [14-15] [DATE] and got a bike." in released
     assert verify(con).ok
+
+
+def _forms(d):
+    """The written forms of date d (day, month name, weekday, ordinal word)."""
+    from num2words import num2words
+    month, weekday = d.strftime("%B"), d.strftime("%A")
+    suffix = "th" if 10 <= d.day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(d.day % 10, "th")
+    word = num2words(d.day, to="ordinal")
+    return {
+        "d M": f"{d.day} {month}", "M d": f"{month} {d.day}", "M dth": f"{month} {d.day}{suffix}",
+        "the dth of M": f"the {d.day}{suffix} of {month}", "the word of M": f"the {word} of {month}",
+        "m/d": f"{d.month}/{d.day}", "d/m": f"{d.day}/{d.month}", "dd.mm.yyyy": d.strftime("%d.%m.%Y"),
+        "iso": d.isoformat(), "mm/dd/yyyy": d.strftime("%m/%d/%Y"), "W M d": f"{weekday} {month} {d.day}",
+    }
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(day=st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2020, 12, 31)),
+       form=st.sampled_from(sorted(_forms(dt.date(2004, 5, 14)))), shift=st.sampled_from([0, 0, 1, -3]))
+def test_property_a_written_date_links_exactly_when_it_agrees(day, form, shift):
+    # The text writes the date `shift` days off the row's date; it is linked only when it agrees,
+    # and then neither its day nor its month is left beside the recoded value.
+    written = day + dt.timedelta(days=shift)
+    text = f"We met on {_forms(written)[form]} and talked."
+    out, values, terms = released(text, day=day.isoformat())
+    links = [t for t in terms if t[1] == "day"]
+    if shift == 0:
+        assert links, (text, terms)
+        rest = _words(out.replace(values["day"], " "))
+        assert not rest & {str(day.day), day.strftime("%B").lower()}, (text, out)
+    else:
+        assert not links, (text, terms)
