@@ -184,14 +184,18 @@ WITH date_terms AS (
 day_words AS (
     SELECT d.term, arg_max(w.value, length(w.word)) AS value, arg_max(w.word, length(w.word)) AS word,
            arg_max(strpos(lower(d.term), w.word), length(w.word)) AS at
-    FROM date_terms AS d
+    FROM (
+        -- (only terms with a word of an ordinal's ending meet the words, English or French)
+        SELECT term FROM date_terms
+        WHERE regexp_matches(lower(term), '\pL(?:st|nd|rd|th|me|er)(?:[^\pL]|$)')
+    ) AS d
     JOIN rx.number_words AS w ON w.ordinal AND contains(lower(d.term), w.word)
     WHERE length(lower(d.term)) = length(d.term)
       AND NOT regexp_matches(substring(lower(d.term), strpos(lower(d.term), w.word) - 1, 1), '\pL')
       AND NOT regexp_matches(substring(lower(d.term), strpos(lower(d.term), w.word) + length(w.word), 1), '[\pL-]')
     GROUP BY d.term
 ),
-normalized AS (
+normalized AS MATERIALIZED (
     SELECT d.term,
            CASE WHEN w.term IS NULL THEN d.term
                 ELSE substring(d.term, 1, w.at - 1) || CAST(w.value AS VARCHAR) || 'th'
@@ -199,71 +203,38 @@ normalized AS (
     FROM date_terms AS d
     LEFT JOIN day_words AS w ON w.term = d.term
 ),
+-- (one regexp_extract per form, its groups named in a struct: one call per group took twice as
+-- long. A form without a day or a month has an empty group for it.)
+forms AS MATERIALIZED (
+    SELECT term,
+        regexp_extract(txt, '(([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4}))',
+                       ['part', 'd', 'm', 'y']) AS dmy,
+        regexp_extract(txt, '((\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4}))', ['part', 'm', 'd', 'y']) AS mdy,
+        regexp_extract(txt, '(([0-9]{4})-([0-9]{1,2})-([0-9]{1,2}))', ['part', 'y', 'm', 'd']) AS iso,
+        -- 14/05/2004 or 05/14/2004: either order agrees
+        regexp_extract(txt, '(([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4}))', ['part', 'd', 'm', 'y']) AS numeric,
+        regexp_extract(txt, '((\pL+)\.?,? ([0-9]{4}))()', ['part', 'm', 'y', 'd']) AS my,
+        regexp_extract(txt, '(?:^|[^0-9])(((?:1[89]|20)[0-9]{2}))(?:[^0-9]|$)()()', ['part', 'y', 'm', 'd']) AS y,
+        -- without a year: "14 May", "14th of May", "May 14th", "May the 14th"
+        regexp_extract(txt, '((?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+))()',
+                       ['part', 'd', 'm', 'y']) AS dm,
+        regexp_extract(txt, '((\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$))()',
+                       ['part', 'm', 'd', 'y']) AS md,
+        -- 5/14 or 14/5 (either order agrees, as above), not a part of a longer numeric date
+        regexp_extract(txt, '((?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] ))()',
+                       ['part', 'd', 'm', 'y']) AS short
+    FROM normalized
+),
 stated AS (
-    SELECT term, 'dmy' AS form,
-        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 0) AS part,
-        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 3) AS y,
-        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 2) AS m,
-        regexp_extract(txt, '([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4})', 1) AS d
-    FROM normalized
-    UNION ALL
-    SELECT term, 'mdy',
-        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 0),
-        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 3),
-        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 1),
-        regexp_extract(txt, '(\pL+)\.? ([0-9]{1,2})(?:st|nd|rd|th)?,? ([0-9]{4})', 2)
-    FROM normalized
-    UNION ALL
-    SELECT term, 'iso',
-        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 0),
-        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 1),
-        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 2),
-        regexp_extract(txt, '([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})', 3)
-    FROM normalized
-    UNION ALL
-    -- 14/05/2004 or 05/14/2004: either order agrees
-    SELECT term, 'numeric',
-        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 0),
-        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 3),
-        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 2),
-        regexp_extract(txt, '([0-9]{1,2})[./]([0-9]{1,2})[./]([0-9]{4})', 1)
-    FROM normalized
-    UNION ALL
-    SELECT term, 'my',
-        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 0),
-        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 2),
-        regexp_extract(txt, '(\pL+)\.?,? ([0-9]{4})', 1),
-        ''
-    FROM normalized
-    UNION ALL
-    SELECT term, 'y',
-        regexp_extract(txt, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
-        regexp_extract(txt, '(?:^|[^0-9])((?:1[89]|20)[0-9]{2})(?:[^0-9]|$)', 1),
-        '', ''
-    FROM normalized
-    UNION ALL
-    -- without a year: "14 May", "14th of May", "May 14th", "May the 14th"
-    SELECT term, 'dm',
-        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 0),
-        '',
-        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 2),
-        regexp_extract(txt, '(?:^|[^0-9])([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)', 1)
-    FROM normalized
-    UNION ALL
-    SELECT term, 'md',
-        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 0),
-        '',
-        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 1),
-        regexp_extract(txt, '(\pL+)\.?,? (?:the )?([0-9]{1,2})(?:st|nd|rd|th)?(?:[^0-9]|$)', 2)
-    FROM normalized
-    UNION ALL
-    -- 5/14 or 14/5 (either order agrees, as above), not a part of a longer numeric date
-    SELECT term, 'numeric',
-        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 0),
-        '',
-        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 2),
-        regexp_extract(txt, '(?:^|[^0-9./-])([0-9]{1,2})[./]([0-9]{1,2})(?:[.]?$|[.]?[^0-9./]|[.] )', 1)
-    FROM normalized
+    SELECT term, 'dmy' AS form, dmy.part, dmy.y, dmy.m, dmy.d FROM forms
+    UNION ALL SELECT term, 'mdy', mdy.part, mdy.y, mdy.m, mdy.d FROM forms
+    UNION ALL SELECT term, 'iso', iso.part, iso.y, iso.m, iso.d FROM forms
+    UNION ALL SELECT term, 'numeric', numeric.part, numeric.y, numeric.m, numeric.d FROM forms
+    UNION ALL SELECT term, 'my', my.part, my.y, my.m, my.d FROM forms
+    UNION ALL SELECT term, 'y', y.part, y.y, y.m, y.d FROM forms
+    UNION ALL SELECT term, 'dm', dm.part, dm.y, dm.m, dm.d FROM forms
+    UNION ALL SELECT term, 'md', md.part, md.y, md.m, md.d FROM forms
+    UNION ALL SELECT term, 'numeric', short.part, short.y, short.m, short.d FROM forms
 ),
 resolved AS (
     SELECT s.*,
@@ -353,18 +324,30 @@ WITH partly AS (
     JOIN terms_found AS f ON f.rowid = b.term_id
     WHERE b.len < f.end_pos - f.start_pos
 ),
-person_surfaces AS (
-    SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
+surface_norms AS (
+    SELECT DISTINCT person, norm
     FROM terms_found
     WHERE (label IN (SELECT label FROM rx.labels) OR source = 'identifier')
       AND person IN (SELECT person FROM partly)
+),
+-- (only the terms that hold a surface of the person as a string go to the whole-word search:
+-- most are "36 years old", and one search call per person cost twice this join)
+holding AS (
+    SELECT DISTINCT p.*
+    FROM partly AS p
+    JOIN surface_norms AS n ON n.person = p.person AND contains(lower(p.blanked), n.norm)
+),
+person_surfaces AS (
+    SELECT person, list_sort(array_agg(norm)) AS needles
+    FROM surface_norms
+    WHERE person IN (SELECT person FROM holding)
     GROUP BY person
 ),
 found AS (
     SELECT m.id AS term_id, m.start_pos, m.end_pos, m.needle
     FROM (
         SELECT person, array_agg(struct_pack(id := term_id, text := blanked)) AS items
-        FROM partly
+        FROM holding
         GROUP BY person
     ) AS p
     JOIN person_surfaces AS s ON s.person = p.person
