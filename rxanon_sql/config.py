@@ -131,7 +131,9 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            "guard": self.vague_temporal_guard, "rules": 3,
+            # ("rules": the rule recognizers' version; 4 added the written dates, which a cache of
+            # 3 lacks)
+            "guard": self.vague_temporal_guard, "rules": 4,
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
