@@ -266,3 +266,16 @@ def test_property_a_written_date_links_exactly_when_it_agrees(day, form, shift):
         assert not rest & {str(day.day), day.strftime("%B").lower()}, (text, out)
     else:
         assert not links, (text, terms)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(age=st.integers(min_value=13, max_value=99),
+       form=st.sampled_from(["{w}", "{w2}", "{n}yo", "{n}-year-old", "{n} y/o", "{w} years old"]))
+def test_property_an_age_in_words_or_compact_is_recoded(age, form):
+    from num2words import num2words
+    words = num2words(age)
+    text = "I am " + form.format(w=words, w2=words.replace("-", " "), n=age) + " and tired."
+    out, values, terms = released(text, age=age)
+    assert [t for t in terms if t[1] == "age"], (text, terms)
+    rest = _words(out.replace(values["age"], " "))
+    assert not rest & ({str(age)} | set(words.replace("-", " ").split())), (text, out)
