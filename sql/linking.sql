@@ -276,14 +276,16 @@ WHERE c.kind = 'date'
        OR (r.form = 'numeric' AND r.day_no = month(c.day) AND r.month_no = day(c.day)))
   AND (wd.term IS NULL OR (wd.lo = isodow(c.day) AND wd.hi = isodow(c.day)));
 
--- A term holding an own number of 1b. states it where the term's label can state the attribute
--- (the DATE "thirty-six years old"), or where the term is the occurrence itself.
+-- A term holding the number of an own occurrence of 1b. states it where the term's label can
+-- state the attribute (the DATE "thirty-six years old"; the DATE "36y" that spaCy cuts from
+-- "36y/o"), or where the term is the occurrence itself.
 CREATE OR REPLACE TEMP TABLE number_links AS
 SELECT f.rowid AS term_id, m.linked_attribute AS attribute, m.position,
        m.start_pos - f.start_pos AS offset_in_term, m.stated_len AS len
 FROM number_mentions AS m
 JOIN terms_found AS f
-  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos <= m.start_pos AND m.end_pos <= f.end_pos
+  ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.start_pos <= m.start_pos
+ AND m.start_pos + m.stated_len <= f.end_pos
 WHERE f.source <> 'identifier'
   AND ((m.linked_attribute, f.label) IN (SELECT attribute, label FROM rx.emap)
        OR (f.start_pos = m.start_pos AND f.end_pos = m.end_pos));

@@ -184,6 +184,8 @@ AGE_FORMS = [
     ("I am 36yo and tired.", ["36"]),
     ("A 36-year-old man, that is me.", ["36"]),
     ("I'm 36 y/o now.", ["36"]),
+    ("I am 36y/o now.", ["36"]),
+    ("I'm 36yrs and tired.", ["36"]),
 ]
 
 
