@@ -150,7 +150,9 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            "guard": self.vague_temporal_guard, "rules": 4,
+            # ("rules": the recognizers' version; 5 added the written dates and the lower-case
+            # common-word guard, which a cache of 3 lacks)
+            "guard": self.vague_temporal_guard, "rules": 5,
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         if self.common_word_guard:

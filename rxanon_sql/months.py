@@ -1,5 +1,6 @@
 """Month names in the languages a date column may mix in ("mayo", "Juni", "juin"), from the
-CLDR data of Babel, mapped to the English name that strptime's %B reads.
+CLDR data of Babel, mapped to the English name that strptime's %B reads; and weekday names, with
+which linking checks the weekday a text gives a date ("Friday May 14").
 
 The table is generated from Babel into `month_names.tsv` (`python -m rxanon_sql.months`) rather
 than computed at run time: loading 38 locales of CLDR data costs every run about 40 MB of
@@ -15,6 +16,7 @@ LOCALES = ("en", "es", "de", "fr", "it", "pt", "nl", "ca", "da", "sv", "nb", "nn
            "sk", "sl", "hr", "bs", "sr_Latn", "hu", "ro", "tr", "id", "ms", "tl", "af", "is", "ga", "cy", "eu", "gl",
            "sq", "mt", "sw")
 FILE = "month_names.tsv"
+WEEKDAY_FILE = "weekday_names.tsv"
 
 
 def from_babel() -> list[tuple[str, int, str]]:
@@ -31,8 +33,24 @@ def from_babel() -> list[tuple[str, int, str]]:
     return sorted((name, next(iter(m)), english[next(iter(m))]) for name, m in seen.items() if len(m) == 1 and name)
 
 
-def to_text(rows: list[tuple[str, int, str]]) -> str:
-    return "".join(f"{name}\t{month}\t{english}\n" for name, month, english in rows)
+def weekdays_from_babel() -> list[tuple[str, int]]:
+    """(name, ISO weekday: Monday 1 to Sunday 7). Full names in every locale, abbreviations in
+    English only: the other languages' abbreviations are words of a date's sentence ("on", "do",
+    "man", "to" are weekdays somewhere) or month names ("mar"), and a weekday found in a date
+    term must agree with the date."""
+    from babel.dates import get_day_names
+    months = {name for name, _, _ in from_babel()}
+    seen: dict[str, set[int]] = {}
+    for loc in LOCALES:
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated") if loc == "en" else ("wide",):
+                for day, name in get_day_names(width, context=context, locale=loc).items():
+                    seen.setdefault(name.lower().rstrip("."), set()).add(day + 1)
+    return sorted((name, next(iter(d))) for name, d in seen.items() if len(d) == 1 and name and name not in months)
+
+
+def to_text(rows: list[tuple]) -> str:
+    return "".join("\t".join(map(str, row)) + "\n" for row in rows)
 
 
 @functools.lru_cache(maxsize=1)
@@ -41,6 +59,13 @@ def month_names() -> list[tuple[str, int, str]]:
     return [(name, int(month), english) for name, month, english in (line.split("\t") for line in text.splitlines())]
 
 
+@functools.lru_cache(maxsize=1)
+def weekday_names() -> list[tuple[str, int]]:
+    text = resources.files("rxanon_sql").joinpath(WEEKDAY_FILE).read_text(encoding="utf-8")
+    return [(name, int(day)) for name, day in (line.split("\t") for line in text.splitlines())]
+
+
 if __name__ == "__main__":
     from pathlib import Path
     Path(__file__).with_name(FILE).write_text(to_text(from_babel()), encoding="utf-8")
+    Path(__file__).with_name(WEEKDAY_FILE).write_text(to_text(weekdays_from_babel()), encoding="utf-8")

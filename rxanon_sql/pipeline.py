@@ -29,7 +29,8 @@ from .reuse import record, reusable, source_fingerprint
 from .sqlrun import create_schema, run_file, table
 from .udf import register_find, system_allocator
 from .faults import fault_point
-from .months import month_names
+from .months import month_names, weekday_names
+from .numbers import number_words
 
 
 @dataclass
@@ -71,6 +72,8 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
     insert("ordinal_order", [(a.name, v, float(i)) for a in cfg.attributes if a.type == "ordinal"
                              for i, v in enumerate(("(missing)", *a.order))])
     insert("month_names", month_names())
+    insert("weekday_names", weekday_names())
+    insert("number_words", number_words())
 
 
 def _installed(package: str) -> str | None:

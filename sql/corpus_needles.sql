@@ -3,8 +3,8 @@
 -- `cased`: a needle made of common words only ("George", "New York") is a term in a text of a
 -- person who never had it only where it is written with capitals.
 --
--- A surface made of common words only that is no name goes no further than the texts of the
--- persons who had it tagged (surfaces, propagate.sql): on real blogs the model tags "I" as an
+-- A surface made of common words only that is no name (nor a rare sequence) goes no further than
+-- the texts of the persons who had it tagged (surfaces, propagate.sql): on real blogs the model tags "I" as an
 -- ORG and "A" as a PERSON here and there, and the corpus-wide search made 85,000 "I" ORG terms.
 --
 -- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
@@ -99,7 +99,7 @@ FROM (
     CROSS JOIN unnest(regexp_extract_all(l.norm, '[\pL\pN_]+')) AS w(word)
     GROUP BY l.norm, l.label
 ) AS n
-WHERE identifier OR NOT cased OR name;
+WHERE identifier OR NOT cased OR name OR label = 'RARE';
 
 -- The surfaces each person had themselves: found in that person's texts in any case.
 CREATE OR REPLACE TEMP TABLE own_surfaces AS

@@ -11,3 +11,5 @@ CREATE OR REPLACE TABLE rx.emap (attribute VARCHAR, label VARCHAR);
 CREATE OR REPLACE TABLE rx.labels (label VARCHAR, bias DOUBLE);
 CREATE OR REPLACE TABLE rx.ordinal_order (attribute VARCHAR, value VARCHAR, position DOUBLE);
 CREATE OR REPLACE TABLE rx.month_names (name VARCHAR, month INTEGER, english VARCHAR);
+CREATE OR REPLACE TABLE rx.weekday_names (name VARCHAR, weekday INTEGER);
+CREATE OR REPLACE TABLE rx.number_words (word VARCHAR, value INTEGER, ordinal BOOLEAN);

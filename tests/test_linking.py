@@ -1,8 +1,13 @@
+import datetime as dt
+
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from helpers import config_from, rows
 from rxanon_sql.pipeline import apply
+from rxanon_sql.verify import verify
 
 CONFIG = """
 [source]
@@ -138,3 +143,141 @@ k = 2
                     "JOIN rx.dataset AS d ON d.row_id = t.row_id WHERE t.person = 1 ORDER BY d.text, t.start_pos")
     assert sorted((text[s:e], a) for text, s, e, a in got) == sorted(
         [("kilo   ZORB", "team"), ("\u212aILO zorb", "team"), ("Kilo\tZorb", "team"), ("ÜNÏCØ team", "team")])
+
+
+def released(text, age=36, day="2004-05-14", others=((50, "2001-01-01"), (51, "2001-01-02"), (52, "2001-01-03"))):
+    """Person 1's released text, the recoded values of its partition and its terms."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)",
+                    [(1, age, "Pisces", day, text)]
+                    + [(i + 2, a, "Leo", d, f"nothing {i}") for i, (a, d) in enumerate(others)])
+    apply(con, config_from(CONFIG))
+    out = [r[0] for r in rows(con, "SELECT text FROM rx.release") if not r[0].startswith("nothing")]
+    values = dict(rows(con, "SELECT r.attribute, r.value FROM rx.recoded_values AS r JOIN rx.partitions AS p "
+                            "ON p.partition_id = r.partition_id WHERE p.person = 1"))
+    terms = rows(con, "SELECT term, linked_attribute, stated_start, stated_end FROM rx.terms WHERE person = 1")
+    return out[0], values, terms
+
+
+# Every common written form of the date 2004-05-14 (a Friday), each with the words that tell it.
+DATE_FORMS = [
+    ("We met on 14 May and talked.", ["14", "may"]),
+    ("We met on May 14 and talked.", ["14", "may"]),
+    ("We met on May 14th and talked.", ["14", "may"]),
+    ("We met on the 14th of May and talked.", ["14", "may"]),
+    ("Fourteenth of May was the day we met.", ["fourteenth", "may"]),
+    ("We met on the fourteenth of May and talked.", ["fourteenth", "may"]),
+    ("We met on 5/14 and talked.", ["14"]),
+    ("We met on 14/5 and talked.", ["14"]),
+    ("We met on 14.05.2004 and talked.", ["14"]),
+    ("We met on 2004-05-14 and talked.", ["14"]),
+    ("We met on 05/14/2004 and talked.", ["14"]),
+    ("We met on Friday May 14 and talked.", ["14", "may", "friday"]),
+    ("We met on Friday, 14 May and talked.", ["14", "may", "friday"]),
+]
+
+AGE_FORMS = [
+    ("I am thirty-six and tired.", ["thirty", "six"]),
+    ("I am thirty six and tired.", ["thirty", "six"]),
+    ("I am thirty-six years old.", ["thirty", "six"]),
+    ("I am 36yo and tired.", ["36"]),
+    ("A 36-year-old man, that is me.", ["36"]),
+    ("I'm 36 y/o now.", ["36"]),
+    ("I am 36y/o now.", ["36"]),
+    ("I'm 36yrs and tired.", ["36"]),
+]
+
+
+def _words(text):
+    import re
+    return set(re.findall(r"[a-z]+|[0-9]+", text.lower()))
+
+
+@pytest.mark.parametrize("text, tells", DATE_FORMS + AGE_FORMS)
+def test_every_written_form_is_linked_and_recoded(text, tells):
+    out, values, terms = released(text)
+    attribute = "day" if (text, tells) in DATE_FORMS else "age"
+    assert [t for t in terms if t[1] == attribute], terms
+    # The recoded value stands in the release, and once it is taken out nothing of the value is left.
+    assert values[attribute] in out
+    rest = _words(out.replace(values[attribute], " "))
+    assert not rest & set(tells), out
+
+
+def test_a_weekday_that_disagrees_is_not_linked():
+    # 2004-05-14 is a Friday
+    assert not [l for l in linked("We met on Saturday May 14 and talked.") if l[1] == "day"]
+
+
+@pytest.mark.parametrize("text", ["We met on May 14, 2003.", "We met on 14 May in 2003.", "We met on 5/15 and talked."])
+def test_a_year_less_form_that_disagrees_is_not_linked(text):
+    assert not [l for l in linked(text) if l[1] == "day"]
+
+
+def test_another_number_in_words_is_not_linked():
+    assert not [l for l in linked("I am thirty-seven and tired.") if l[1] == "age"]
+
+
+def test_a_surface_beside_the_stating_part_is_replaced_too():
+    # spaCy tags "14 Christmas" as one DATE, linked to the age through "14"; "Christmas", a
+    # suppressed DATE of the same person in another post, must not stay beside "[14-15]".
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, day DATE, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [
+        (1, 14, "Pisces", "2004-05-14", "I turned 14 Christmas and got a bike."),
+        (1, 14, "Pisces", "2004-05-15", "Christmas was quiet this year."),
+        (2, 15, "Leo", "2001-01-01", "nothing here"), (3, 51, "Leo", "2001-01-02", "nothing"),
+        (4, 52, "Leo", "2001-01-03", "nothing at all")])
+    apply(con, config_from(CONFIG))
+    got = rows(con, "SELECT term, label, linked_attribute FROM rx.terms WHERE person = 1 AND row_id = "
+                    "(SELECT min(row_id) FROM rx.terms WHERE term = '14 Christmas') ORDER BY start_pos, end_pos DESC")
+    assert got == [("14 Christmas", "DATE", "age"), ("Christmas", "DATE", None)]
+    released = [r[0] for r in rows(con, "SELECT text FROM rx.release")]
+    assert "I turned [14-15] [DATE] and got a bike." in released
+    assert verify(con).ok
+
+
+def _forms(d):
+    """The written forms of date d (day, month name, weekday, ordinal word)."""
+    from num2words import num2words
+    month, weekday = d.strftime("%B"), d.strftime("%A")
+    suffix = "th" if 10 <= d.day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(d.day % 10, "th")
+    word = num2words(d.day, to="ordinal")
+    return {
+        "d M": f"{d.day} {month}", "M d": f"{month} {d.day}", "M dth": f"{month} {d.day}{suffix}",
+        "the dth of M": f"the {d.day}{suffix} of {month}", "the word of M": f"the {word} of {month}",
+        "m/d": f"{d.month}/{d.day}", "d/m": f"{d.day}/{d.month}", "dd.mm.yyyy": d.strftime("%d.%m.%Y"),
+        "iso": d.isoformat(), "mm/dd/yyyy": d.strftime("%m/%d/%Y"), "W M d": f"{weekday} {month} {d.day}",
+    }
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(day=st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2020, 12, 31)),
+       form=st.sampled_from(sorted(_forms(dt.date(2004, 5, 14)))), shift=st.sampled_from([0, 0, 1, -3]))
+def test_property_a_written_date_links_exactly_when_it_agrees(day, form, shift):
+    # The text writes the date `shift` days off the row's date; it is linked only when it agrees,
+    # and then neither its day nor its month is left beside the recoded value.
+    written = day + dt.timedelta(days=shift)
+    text = f"We met on {_forms(written)[form]} and talked."
+    out, values, terms = released(text, day=day.isoformat())
+    links = [t for t in terms if t[1] == "day"]
+    if shift == 0:
+        assert links, (text, terms)
+        rest = _words(out.replace(values["day"], " "))
+        assert not rest & {str(day.day), day.strftime("%B").lower()}, (text, out)
+    else:
+        assert not links, (text, terms)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(age=st.integers(min_value=13, max_value=99),
+       form=st.sampled_from(["{w}", "{w2}", "{n}yo", "{n}-year-old", "{n} y/o", "{w} years old"]))
+def test_property_an_age_in_words_or_compact_is_recoded(age, form):
+    from num2words import num2words
+    words = num2words(age)
+    text = "I am " + form.format(w=words, w2=words.replace("-", " "), n=age) + " and tired."
+    out, values, terms = released(text, age=age)
+    assert [t for t in terms if t[1] == "age"], (text, terms)
+    rest = _words(out.replace(values["age"], " "))
+    assert not rest & ({str(age)} | set(words.replace("-", " ").split())), (text, out)

@@ -12,3 +12,16 @@ def test_table_round_trips_and_is_unambiguous():
     assert to_text(rows).count("\n") == len(rows) > 500
     assert len({name for name, _, _ in rows}) == len(rows)
     assert ("mayo", 5, "May") in rows and ("juni", 6, "June") in rows and ("lipca", 7, "July") in rows
+
+
+def test_shipped_weekdays_equal_babel():
+    from rxanon_sql.months import weekday_names, weekdays_from_babel
+    assert weekday_names() == weekdays_from_babel()
+
+
+def test_weekdays_are_no_month_and_no_short_foreign_word():
+    from rxanon_sql.months import weekday_names
+    names = dict(weekday_names())
+    assert names["friday"] == 5 and names["fri"] == 5 and names["vendredi"] == 5 and names["sonntag"] == 7
+    # "mar" is March in English, Tuesday in Spanish; "do" is Thursday in Dutch
+    assert "mar" not in names and "do" not in names and "on" not in names

@@ -99,3 +99,9 @@ def test_tagging_a_window_equals_tagging_the_whole_doc(rec):
     got = rec.entities(texts)
     assert got == whole.entities(texts)
     assert got != Recognizer(pos_filter=False).entities(texts)
+
+
+def test_a_date_of_spacy_that_holds_a_rule_date_wins():
+    ner = [Span(0, 22, "May 14, 2004, a Friday", "DATE", "ner"), Span(30, 34, "5/14", "CARDINAL", "ner")]
+    rules = [Span(0, 12, "May 14, 2004", "DATE", "rule"), Span(30, 34, "5/14", "DATE", "rule")]
+    assert merge(ner, rules) == [ner[0], rules[1]]

@@ -377,6 +377,31 @@ def test_numeric_dates_negative(rec, text):
     assert found(rec, text, "DATE") == []
 
 
+@pytest.mark.parametrize("text,date", [
+    ("Fourteenth of May was sunny.", "Fourteenth of May"),
+    ("We met on the 14th of May and talked.", "the 14th of May"),
+    ("On the twenty-first of March we left.", "the twenty-first of March"),
+    ("On May 14th, 2004 we met.", "May 14th, 2004"),
+    ("It was May the 14th.", "May the 14th"),
+    ("We met on Friday May 14 and talked.", "Friday May 14"),
+    ("Friday, 14 May 2004 was fun.", "Friday, 14 May 2004"),
+    ("Since Sept. 14, 2004 I wait.", "Sept. 14, 2004"),
+    ("We met on 5/14 and talked.", "5/14"),
+    ("Since 14/5 I wait.", "14/5"),
+])
+def test_written_dates(rec, text, date):
+    assert labelled(rec, text) == [(date, "DATE")]
+
+
+@pytest.mark.parametrize("text", [
+    "You may 14 times say so.", "In May 2004 it rained.", "Mayday 14 calls.", "14 Mayo is no month.",
+    "Add 1/2 of the flour.", "It took 3/4 of the day.", "He scored 5/14 in the test.", "Use on 1/2 cup of milk.",
+    "the Jan 50 team",
+])
+def test_written_dates_negative(rec, text):
+    assert found(rec, text, "DATE") == []
+
+
 def test_invalid_pattern_rejected():
     with pytest.raises(ValueError, match="BAD"):
         RuleRecognizer(patterns={"BAD": ["(unclosed"]})

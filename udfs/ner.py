@@ -69,7 +69,12 @@ def pipeline_version(nlp) -> str:
 
 
 def merge(ner: list[Span], rules: list[Span]) -> list[Span]:
-    """Rule hits win over overlapping NER spans; the result is sorted and non-overlapping."""
+    """Rule hits win over overlapping NER spans; the result is sorted and non-overlapping. Only a
+    rule's DATE yields to a DATE of spaCy that holds it: "May 14, 2004, a Friday" is one date,
+    and its weekday would otherwise be left outside every term."""
+    wider = [s for s in ner if s.label == "DATE"]
+    rules = [r for r in rules if r.label != "DATE" or not any(
+        s.start <= r.start and r.end <= s.end and (s.start, s.end) != (r.start, r.end) for s in wider)]
     out = list(rules)
     taken = sorted((s.start, s.end) for s in rules)
     for s in ner:

@@ -14,6 +14,7 @@ caller replaces the spans in the original string and a shifted offset would leak
 from __future__ import annotations
 
 import bisect
+import functools
 import ipaddress
 import re
 import unicodedata
@@ -244,6 +245,51 @@ def _phone_shaped(text: str, start: int, end: int) -> bool:
 _NUMERIC_DATE_RE = re.compile(
     r"(?<![\w./\-])(?:(\d{4})-(\d{1,2})-(\d{1,2})|(\d{1,2})([./\-])(\d{1,2})\5(\d{4}|\d{2}))(?!\w|[./\-]\d)"
 )
+
+
+# --- DATE (written) ---------------------------------------------------------------------------
+# spaCy misses a written date at the start of a sentence ("Fourteenth of May was ...") and tags
+# "5/14" as CARDINAL; linking needs them as DATE terms to tell whether they state a row's date.
+# Anchored at a capitalised English month name (a literal first class, fast to skip to); the day
+# stands before it ("14 May", "14th of May", "fourteenth of May") or after it ("May 14th", "May
+# the 14th"), with an optional weekday in front and year behind. Lower-case month words ("may",
+# "march") are verbs far more often than dates and are left to spaCy.
+_MONTH_WORDS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
+                "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec")
+_WEEKDAY_WORDS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tues|Tue|Wed|Thurs|Thu|Fri|Sat|Sun"
+_MONTH_TAILS: dict[str, list[str]] = {}
+for _m in sorted(_MONTH_WORDS.split("|"), key=len, reverse=True):
+    _MONTH_TAILS.setdefault(_m[0], []).append(re.escape(_m[1:]))
+# (the first letter as a class, the rest behind a look-behind on it: see _term_regex)
+_MONTH_ANCHOR_RE = re.compile(
+    "[JFMASOND](?<![^\\W\\d_].)(?:" + "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in _MONTH_TAILS.items())
+    + ")(?![^\\W\\d_])")
+_YEAR_AFTER = r"(?:\.?,?\s+(?:1[89]|20)\d\d(?!\w|[./\-]\d))?"
+
+
+@functools.lru_cache(maxsize=1)
+def _written_date_res() -> tuple[re.Pattern, re.Pattern]:
+    """(day before the month, up to the month's start; day after the month, from its end). The
+    day's ordinal words come from num2words (built once, when the first text holds a month)."""
+    from num2words import num2words
+    words = sorted({num2words(n, to="ordinal") for n in range(1, 32)}, key=len, reverse=True)
+    words = "|".join(re.escape(w) for w in words) + "|" + "|".join(re.escape(w.capitalize()) for w in words)
+    day = rf"(?:(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?|{words})"
+    weekday = rf"(?:(?:{_WEEKDAY_WORDS})\.?,?\s+)?"
+    before = re.compile(rf"(?<![\w\-/.]){weekday}(?:the\s+|The\s+)?{day}(?:\s+of)?\s+\Z")
+    after = re.compile(rf"\.?\s+(?:the\s+)?{day}(?![\w\-/.]\d|\w){_YEAR_AFTER}")
+    return before, after
+
+
+_WEEKDAY_BEFORE_RE = re.compile(rf"(?<![\w\-])(?:{_WEEKDAY_WORDS})\.?,?\s+\Z")
+_YEAR_AFTER_RE = re.compile(_YEAR_AFTER)
+# "on 5/14", "since 14/5": month and day without a year, only after a word that announces a date
+# ("1/2 of the cake", "3/4 cup" are fractions).
+_DATE_CUES = "on|since|until|till|from|before|after|due|dated|" + _WEEKDAY_WORDS
+_SHORT_DATE_RE = re.compile(
+    rf"(?<![\w])(?:{_DATE_CUES}|{_DATE_CUES.upper()}|{_DATE_CUES.title()}),?\s+(\d{{1,2}})/(\d{{1,2}})(?![\w/%]|[.,]\d)"
+)
+_FRACTION_AFTER_RE = re.compile(r"\s*(?:of|cups?|inch|inches|tsp|tbsp|mile|miles)\b", re.IGNORECASE)
 
 
 # --- IP ---------------------------------------------------------------------------------------
@@ -688,6 +734,32 @@ class RuleRecognizer:
             if ok:
                 out.append((m.start(), m.end(), p, "DATE", "rule"))
 
+    def _find_written_date(self, text: str, out: list) -> None:
+        p = _PRIORITY["DATE"]
+        m = _MONTH_ANCHOR_RE.search(text)
+        if m is None:
+            return
+        before, after = _written_date_res()
+        while m is not None:
+            start, end = m.start(), m.end()
+            b = before.search(text, max(0, start - 48), start)
+            a = after.match(text, end)
+            if b is not None:
+                y = _YEAR_AFTER_RE.match(text, end)
+                out.append((b.start(), y.end() if y else end, p, "DATE", "rule"))
+            elif a is not None:
+                w = _WEEKDAY_BEFORE_RE.search(text, max(0, start - 16), start)
+                out.append((w.start() if w else start, a.end(), p, "DATE", "rule"))
+            m = _MONTH_ANCHOR_RE.search(text, end)
+
+    def _find_short_date(self, text: str, lo: int, hi: int, out: list) -> None:
+        p = _PRIORITY["DATE"]
+        for m in _SHORT_DATE_RE.finditer(text, lo, hi):
+            a, b = int(m.group(1)), int(m.group(2))
+            if ((1 <= a <= 12 and 1 <= b <= 31) or (1 <= a <= 31 and 1 <= b <= 12)) \
+                    and not _FRACTION_AFTER_RE.match(text, m.end()):
+                out.append((m.start(1), m.end(2), p, "DATE", "rule"))
+
     def _find_postcode(self, text: str, zone: _Zone, out: list) -> None:
         p = _PRIORITY["POSTCODE"]
         lo, hi = zone.lo, zone.hi
@@ -735,6 +807,9 @@ class RuleRecognizer:
             self._find_postcode(text, z, hits)
             if z.digits >= 4:
                 self._find_date(text, z.lo, z.hi, hits)
+            if text.find("/", z.lo, z.hi) >= 0:
+                self._find_short_date(text, max(0, z.lo - 16), z.hi, hits)
+        self._find_written_date(text, hits)
         for regex, label, prio in self._patterns:
             for m in regex.finditer(text):
                 # A pattern hit must not cut a word: replacing half a word would glue the label
