@@ -4,7 +4,7 @@
 -- person who never had it only where it is written with capitals.
 --
 -- A surface made of common words only that is no name (nor a rare sequence) goes no further than
--- the texts of the persons who had it tagged (surfaces, propagate.sql): on real blogs the model tags "I" as an
+-- the texts of the persons who had it tagged (`corpus` false): on real blogs the model tags "I" as an
 -- ORG and "A" as a PERSON here and there, and the corpus-wide search made 85,000 "I" ORG terms.
 --
 -- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
@@ -86,8 +86,11 @@ FROM (
 -- (text.allow: never a term, nor a rare word)
 WHERE rn = 1 AND NOT list_contains(CAST($allow AS VARCHAR[]), norm);
 
+-- `corpus`: the needle counts for everyone who writes it (for a cased one, with capitals); the
+-- others count only for the persons who had them tagged (own_surfaces). All are searched in
+-- one pass, so that overlapping matches of both kinds are resolved together (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE corpus_needles AS
-SELECT norm, label, cased
+SELECT norm, label, cased, identifier OR NOT cased OR name OR label = 'RARE' AS corpus
 FROM (
     SELECT l.norm, l.label,
            l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,
@@ -98,19 +101,10 @@ FROM (
     FROM needle_labels AS l
     CROSS JOIN unnest(regexp_extract_all(l.norm, '[\pL\pN_]+')) AS w(word)
     GROUP BY l.norm, l.label
-) AS n
-WHERE identifier OR NOT cased OR name OR label = 'RARE';
+) AS n;
 
 -- The surfaces each person had themselves: found in that person's texts in any case.
 CREATE OR REPLACE TEMP TABLE own_surfaces AS
 SELECT DISTINCT person, norm
 FROM terms_found
 WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier';
-
--- Those that the corpus-wide search does not take, searched in their persons' texts only
--- (propagate.sql, with rx_find_texts_own).
-CREATE OR REPLACE TEMP TABLE surfaces AS
-SELECT person, list_sort(array_agg(norm)) AS needles
-FROM own_surfaces
-WHERE norm NOT IN (SELECT norm FROM corpus_needles)
-GROUP BY person;

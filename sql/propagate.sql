@@ -34,10 +34,9 @@ SELECT least(coalesce(CAST(floor(before * $batches / nullif(total, 0)) AS INTEGE
 FROM running
 GROUP BY ALL;
 
--- The persons' own surfaces that the corpus-wide search does not take (corpus_needles.sql), and
--- linking's value mentions: each text is searched for its person's surfaces and for its tuple's
--- own values (the numbered needle sets of mention_needles.sql), in calls of one person's texts
--- each; the value matches are `own` (linking.sql reads them). (The matches are stored before
+-- Linking's value mentions: each text is searched for its tuple's own values (the numbered
+-- needle sets of mention_needles.sql), in calls of one person's texts each; the matches are
+-- `own` (linking.sql reads them). (The matches are stored before
 -- they meet another table: the optimizer cannot know how many a function returns, and would hash
 -- all of them, each with its text, to join them.) The persons go in batches (sqlrun.run_file):
 -- grouping all 163 MB of texts of the blog corpus shape at once took 1.3 GB more than the search
@@ -56,14 +55,12 @@ WITH person_texts AS (
     LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
     WHERE t.person BETWEEN (SELECT first_person FROM person_batches WHERE batch = $batch)
                        AND (SELECT last_person FROM person_batches WHERE batch = $batch)
-      AND (n.set_id IS NOT NULL OR t.person IN (SELECT person FROM surfaces))
+      AND n.set_id IS NOT NULL
     GROUP BY t.person
 )
 SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle, m.own
 FROM person_texts AS p
-LEFT JOIN surfaces AS s ON s.person = p.person
--- (a NULL argument would skip the call: DuckDB's default NULL handling for functions)
-CROSS JOIN unnest(rx_find_texts_own(p.items, coalesce(s.needles, []))) AS u(m);
+CROSS JOIN unnest(rx_find_texts_own(p.items, CAST([] AS VARCHAR[]))) AS u(m);
 
 -- The corpus-wide search: every text, every needle (one automaton, rx_find_corpus).
 -- (unnest in the select list: as a lateral join, each text was copied along with each match)
@@ -85,19 +82,14 @@ CREATE OR REPLACE TEMP TABLE person_needles AS
 SELECT DISTINCT m.person, m.needle AS norm
 FROM corpus_matches AS m
 JOIN corpus_needles AS n ON n.norm = m.needle
-WHERE m.capital OR NOT n.cased
+WHERE n.corpus AND (m.capital OR NOT n.cased)
 UNION
 SELECT person, norm FROM own_surfaces;
 
--- With the persons' own surfaces found above, these are the matches that count; the overlaps
--- among them are resolved next (resolve_matches.sql).
+-- The matches that count; the overlaps among them are resolved next (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE counted_matches AS
 SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM corpus_matches AS m
-SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle
-UNION ALL
-SELECT text_id, start_pos, end_pos, needle FROM found_matches WHERE NOT own;
-
-DELETE FROM found_matches WHERE NOT own;
+SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;
 
 -- (resolve_matches.sql runs here, between the two files: recognize.build_terms)

@@ -11,13 +11,4 @@ FROM (
     SELECT text_id, person, m.start_pos, m.end_pos, m.needle
     FROM (SELECT text_id, person, unnest(rx_find_corpus(blanked)) AS m FROM blanked_texts) AS u
 ) AS m
-SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle
-UNION ALL
-SELECT m.id AS text_id, m.start_pos, m.end_pos, m.needle
-FROM (
-    SELECT person, array_agg(struct_pack(id := text_id, text := blanked)) AS items
-    FROM blanked_texts
-    GROUP BY person
-) AS p
-JOIN surfaces AS s ON s.person = p.person
-CROSS JOIN unnest(rx_find_texts(p.items, s.needles)) AS u(m);
+SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;

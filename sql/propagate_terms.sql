@@ -24,10 +24,14 @@ WITH own AS (
     ) AS ranked
     WHERE rn = 1
 )
-SELECT c.person, c.norm, coalesce(o.label, n.label) AS label
+-- (the person's own label if it is sensitive; a CARDINAL "4,000" of theirs is another person's
+-- MONEY, and as a CARDINAL that states nothing it would be dropped, leaving the "4" of a MONEY
+-- "4" readable)
+SELECT c.person, c.norm,
+       coalesce(CASE WHEN o.label IN (SELECT label FROM rx.labels) THEN o.label END, n.label, o.label) AS label
 FROM (SELECT DISTINCT person, norm FROM chosen) AS c
 LEFT JOIN own AS o ON o.person = c.person AND o.norm = c.norm
-JOIN corpus_needles AS n ON n.norm = c.norm;
+LEFT JOIN corpus_needles AS n ON n.norm = c.norm;
 
 -- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
 --    spans of labels that only may state an attribute).

@@ -159,3 +159,26 @@ def test_no_found_term_survives_unless_its_class_keeps_it(monkeypatch, texts, se
             if word.lower() in found:
                 assert (person, word.lower()) in kept, (person, text, found)
     assert verify(con).ok
+
+
+def test_the_hotel_review_cases():
+    # (from held-out hotel reviews: a lower-case hotel name, a staff name the model missed
+    # behind a title, and a hotel's own name in the dropped column, written by one reviewer each)
+    texts = ["We loved our stay at the hyatt", "Especially MD Mohammad he was excellent",
+             "the present Astor atmosphere", "The staff was nice", "The staff was kind", "Nice staff"]
+    hotel = ["Hyatt Regency", "Park Inn", "Hotel Astor", "Park Inn", "Park Inn", "Park Inn"]
+    out = released(run(texts, text='labels = ["PHONE"]', extra={"hotel_name": hotel}, k=3))
+    assert "hyatt" not in out[0].lower() and "Mohammad" not in out[1] and "Astor" not in out[2], out
+    assert out[3:] == texts[3:]
+
+
+def test_a_common_word_tagged_for_one_person_stays_a_term_of_theirs_only(monkeypatch):
+    # (the model tags a capitalised common word; every "transportation" of that person is the
+    # term, in any case, and nobody else's is)
+    monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: TagFirst("Transportation"))
+    texts = ["Transportation was bad [tagme]. The transportation tickets", "Transportation is fine.",
+             "Nothing here.", "Nothing there."]
+    con = run(texts, text='labels = ["PERSON"]', rare_guard=False)
+    out = released(con)
+    assert out[0] == "[PERSON] was bad [tagme]. The [PERSON] tickets" and out[1] == texts[1], out
+    assert verify(con).ok

@@ -85,17 +85,21 @@ def key(norm: str) -> str | None:
 
 
 class CorpusSearcher:
-    """needles: norms. Where two norms have the same key, the first is reported."""
+    """needles: norms. Norms of the same key ("good-bye", "good bye") are one key of the automaton,
+    and each of its matches is reported once for every one of them."""
 
     def __init__(self, needles):
         self.automaton = ahocorasick.Automaton()
-        self.norms: list[str] = []
+        self.norms: list[list[str]] = []
         for norm in needles:
             k = key(norm) if norm else None
-            if k is None or k in self.automaton:
+            if k is None:
+                continue
+            if k in self.automaton:
+                self.norms[self.automaton.get(k)[0]].append(norm)
                 continue
             self.automaton.add_word(k, (len(self.norms), len(k)))
-            self.norms.append(norm)
+            self.norms.append([norm])
         self.empty = not self.norms
         if not self.empty:
             self.automaton.make_automaton()
@@ -140,8 +144,32 @@ class CorpusSearcher:
     def arrow(self, texts: pa.Array) -> pa.Array:
         """rx_find_corpus(text): the matches of each text."""
         text, start, end, needle, capital = self.search(texts.to_pylist())
+        # one row per norm of the matched key
+        per_key = np.fromiter((len(self.norms[n]) for n in needle), dtype=np.int64, count=len(needle))
+        text, start, end, capital = (np.repeat(a, per_key) for a in (text, start, end, capital))
+        norms = [norm for n in needle for norm in self.norms[n]]
         offsets = np.zeros(len(texts) + 1, dtype=np.int32)
         np.cumsum(np.bincount(text, minlength=len(texts)), out=offsets[1:])
         columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
-                   _strings([self.norms[n] for n in needle]), pa.array(capital, pa.bool_())]
+                   _strings(norms), pa.array(capital, pa.bool_())]
         return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
+
+
+RESOLVE_ITEMS_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, needle VARCHAR)[]"
+_RESOLVE_ARROW_TYPE = pa.list_(pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32()), ("needle", pa.string())]))
+
+
+def resolve_arrow(clusters: pa.Array) -> pa.Array:
+    """rx_resolve(matches): of a cluster of overlapping matches, those a greedy choice keeps: the
+    longest first (then the earliest, then by needle), and every other that overlaps none kept
+    before it. (Dropping each match that some better one overlaps, in SQL, left text bare where
+    the better one lost in turn: "EDITOR" lost to "EDITOR STATUS OR HER", which lost to "STATUS
+    OR HER FAVORITE", and "EDITOR" stayed.)"""
+    out = []
+    for cluster in clusters.to_pylist():
+        kept: list[dict] = []
+        for m in sorted(cluster, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"])):
+            if all(m["end_pos"] <= k["start_pos"] or k["end_pos"] <= m["start_pos"] for k in kept):
+                kept.append(m)
+        out.append(kept)
+    return pa.array(out, type=_RESOLVE_ARROW_TYPE)
