@@ -58,11 +58,6 @@ def common_words(lang: str, zipf: float = DEFAULT_ZIPF) -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
-def register_common_words(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
-    """The table `<schema>.common_words(word)`: common_words(lang, zipf)."""
-    _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
-
-
 @functools.lru_cache(maxsize=8)
 def name_words(lang: str) -> tuple[str, ...]:
     """First and last names of Faker's locales of `lang`, lower case: a capitalised common word

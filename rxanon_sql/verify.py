@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import duckdb
 from sqlglot import exp
 
-from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_common_words
+from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
 from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
@@ -25,7 +25,7 @@ from .release import classes_query
 from .sqlrun import col, drop_temporary, hash_sum, ident, run, run_file, statements, table, union_all
 
 # Where the audit keeps the common-word table: an in-memory database of its own, because
-# `verify` opens the release read-only and register_common_words writes a schema's table.
+# `verify` opens the release read-only and register_vocabulary writes a schema's tables.
 AUDIT_CATALOG = "rx_residual"
 _AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_original_tokens", "residual_released",
                  "residual_row_tokens", "residual_token_persons", "residual_sequences", "residual_sequence_persons")
@@ -109,7 +109,7 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     start = time.perf_counter()
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {ident(AUDIT_CATALOG).sql('duckdb')} (READ_WRITE)")
     try:
-        register_common_words(con, AUDIT_CATALOG, lang, zipf)
+        register_vocabulary(con, AUDIT_CATALOG, lang, zipf)
         for name, query in (("residual_originals", originals), ("residual_row_values", others)):
             run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
                                 properties=exp.Properties(expressions=[exp.TemporaryProperty()])))

@@ -61,6 +61,10 @@ person_sequences AS (
     CROSS JOIN unnest(range(1, len(w.words))) AS a(i)
     CROSS JOIN unnest(range(2, 5)) AS b(n)
     WHERE a.i + b.n - 1 <= len(w.words)
+      -- ("From Lyon", "Good English", "London Would": a run that begins or ends with one of the
+      -- most frequent words is the capital of a sentence's start or of a name beside it)
+      AND w.words[a.i] NOT IN (SELECT word FROM rx.frequent_words)
+      AND w.words[a.i + b.n - 1] NOT IN (SELECT word FROM rx.frequent_words)
 ),
 rare_sequences AS (
     SELECT r.seq AS norm, 'RARE' AS label, 1 AS n

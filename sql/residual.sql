@@ -78,12 +78,28 @@ GROUP BY c.token;
 -- inside a word, "iPhone Pro" giving "Phone Pro"; $sequence matches it after a non-word
 -- character and the sequence is its first group.)
 CREATE OR REPLACE TEMP TABLE residual_sequences AS
-SELECT row_id, person, attribute, phrase, regexp_extract_all(lower(phrase), $token) AS tokens
-FROM (
-    SELECT row_id, person, attribute, unnest(regexp_extract_all(text, $sequence, 1)) AS phrase
-    FROM rx.audit_texts
-    WHERE text IS NOT NULL
-) AS t;
+WITH raw AS (
+    SELECT row_number() OVER () AS seq_id, row_id, person, attribute, phrase,
+           regexp_extract_all(lower(phrase), $token) AS tokens
+    FROM (
+        SELECT row_id, person, attribute, unnest(regexp_extract_all(text, $sequence, 1)) AS phrase
+        FROM rx.audit_texts
+        WHERE text IS NOT NULL
+    ) AS t
+),
+-- A sequence is compared without the most frequent words at its ends ("Good English" is the
+-- word "English" at a sentence's start), as the rare-token guard takes it (corpus_needles.sql).
+inner_bounds AS (
+    SELECT r.seq_id, min(u.i) AS first_i, max(u.i) AS last_i
+    FROM raw AS r
+    CROSS JOIN unnest(range(1, len(r.tokens) + 1)) AS u(i)
+    WHERE r.tokens[u.i] NOT IN (SELECT word FROM rx_residual.frequent_words)
+    GROUP BY r.seq_id
+)
+SELECT r.row_id, r.person, r.attribute, r.phrase, list_slice(r.tokens, b.first_i, b.last_i) AS tokens
+FROM raw AS r
+JOIN inner_bounds AS b ON b.seq_id = r.seq_id
+WHERE b.last_i > b.first_i;
 
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
 -- consecutive tokens. A text position is tried only where the sequence's first three tokens

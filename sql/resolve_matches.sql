@@ -3,11 +3,10 @@
 -- the longer stays, then the earlier ("new york city" over "york", "George and Mervat" over
 -- "George"). rx_find_corpus returns all of them because which ones count is only known here: a
 -- longer match that does not count for this person must not hide a shorter one that does.
--- A rare word or sequence never takes in a span a recognizer tagged. Inside a span that only
--- may state an attribute ("36" of a CARDINAL "36 years old") it is left to linking: linked, the
--- span's stating part is recoded; not linked, the span becomes a RARE term (linking.sql). Over a
--- sensitive span ("From Lyon" over the GPE "Lyon", "American Red Cross" over a PERSON "Cross")
--- the span stays what it is, and a shorter rare run beside it ("American Red") takes its place.
+
+-- A rare word or sequence inside a span that only may state an attribute ("36" of a CARDINAL "36
+-- years old") is left to linking: linked, the span's stating part is recoded; not linked, the
+-- span becomes a RARE term (linking.sql).
 DELETE FROM counted_matches
 WHERE rowid IN (
     SELECT m.rowid
@@ -16,7 +15,7 @@ WHERE rowid IN (
     JOIN rx.texts AS t ON t.text_id = m.text_id
     JOIN terms_found AS f
       ON f.row_id = t.row_id AND f.attribute = t.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-    WHERE n.label = 'RARE'
+    WHERE n.label = 'RARE' AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
 );
 
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the

@@ -115,11 +115,12 @@ def test_frequent_and_common_words_are_no_suspects(residual_db, verdict):
 def test_capitalised_sequences(residual_db, verdict):
     assert "Big Red Kitten" in _released(residual_db, 6) and "I Love Zither Music" in _released(residual_db, 2)
     sequences = _suspects(verdict, "sequence")
-    # common words only, but one author's
-    assert sequences["big red kitten"] == {6}
-    assert {r[2] for r in verdict.suspects if r[1] == "big red kitten"} == {1}
+    # common words only, but one author's (without "Big" at its start: one of the most frequent
+    # words, as a sentence's first word is)
+    assert sequences["red kitten"] == {6} and "big red kitten" not in sequences
+    assert {r[2] for r in verdict.suspects if r[1] == "red kitten"} == {1}
     # written by k authors; and the same but for its last word, by one: the whole run counts
-    assert "thank you very much" not in sequences
+    assert "thank you very much" not in sequences and "thank you very" not in sequences
     assert sequences["thank you very kindly"] == {4}
     # its rare token is the suspect already
     assert "i love zither music" not in sequences and 2 in _suspects(verdict)["zither"]
