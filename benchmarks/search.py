@@ -1,5 +1,6 @@
-"""The corpus-wide search: pyahocorasick (udfs/corpus.py) against the hand-written search of
-udfs/find.py, and ahocorasick-rs where it is installed, on the same texts and needles.
+"""The corpus-wide search: ahocorasick-rs (udfs/corpus.py) against the hand-written search of
+udfs/find.py, and pyahocorasick where it is installed (the `bench` extra), on the same texts and
+needles.
 
     python benchmarks/search.py DB [--repeat 5] [--batch 2048]
 
@@ -18,7 +19,7 @@ import time
 import duckdb
 
 
-def _corpus(needles):
+def _rust(needles):
     from rxanon_sql.udfs.corpus import CorpusSearcher
     searcher = CorpusSearcher(needles)
     return lambda texts: len(searcher.search(texts)[0])
@@ -32,15 +33,17 @@ def _handwritten(needles):
     return lambda texts: sum(len(searcher.find(t)) for t in texts)
 
 
-def _rust(needles):
-    import ahocorasick_rs
+def _python(needles):
+    import ahocorasick
     from rxanon_sql.udfs.corpus import _key_form, key
-    keys = sorted({k for k in map(key, needles) if k})
-    automaton = ahocorasick_rs.AhoCorasick(keys)
+    automaton = ahocorasick.Automaton()
+    for k in {k for k in map(key, needles) if k}:
+        automaton.add_word(k, len(k))
+    automaton.make_automaton()
 
     def search(texts):
-        form, _ = _key_form("\n".join(t or "" for t in texts))
-        return len(automaton.find_matches_as_indexes(form, overlapping=True))
+        form, _, _ = _key_form("\n".join(t or "" for t in texts))
+        return sum(1 for _ in automaton.iter(form))
     return search
 
 
@@ -49,18 +52,21 @@ def main() -> None:
     ap.add_argument("db")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--batch", type=int, default=2048)
+    ap.add_argument("--skip", action="append", help="leave out the searchers whose name holds this")
     args = ap.parse_args()
     con = duckdb.connect(args.db, read_only=True)
     texts = [t for (t,) in con.execute("SELECT text FROM rx.texts ORDER BY text_id").fetchall()]
     needles = sorted({n for (n,) in con.execute("SELECT DISTINCT norm FROM rx.terms").fetchall() if n})
     batches = [texts[i:i + args.batch] for i in range(0, len(texts), args.batch)]
     print(f"{len(texts):,} texts, {sum(map(len, texts)) / 1e6:.1f} M characters, {len(needles):,} needles")
-    searchers = {"pyahocorasick (corpus.py)": _corpus, "hand-written (find.py)": _handwritten}
+    searchers = {"ahocorasick-rs (corpus.py)": _rust, "hand-written (find.py)": _handwritten}
     try:
-        import ahocorasick_rs  # noqa: F401
-        searchers["ahocorasick-rs"] = _rust
+        import ahocorasick  # noqa: F401
+        searchers["pyahocorasick"] = _python
     except ImportError:
         pass
+    if args.skip:
+        searchers = {n: f for n, f in searchers.items() if not any(s in n for s in args.skip)}
     import rxanon_sql.udfs.corpus  # noqa: F401  (imports are not the build's time)
     results = {}
     for name, make in searchers.items():

@@ -38,13 +38,15 @@ parts AS (
 -- (unnest in the select list: as a lateral join it copied each text along with each of its
 -- words, 5 GB on the 300 real blog authors)
 person_words AS (
-    SELECT DISTINCT person, lower(word) AS word
-    FROM (SELECT person, unnest(regexp_extract_all(text, $token)) AS word FROM rx.texts WHERE $rare_guard) AS w
+    SELECT DISTINCT w.person, w.word
+    FROM (SELECT person, unnest(regexp_extract_all(lower(text), $token)) AS word FROM rx.texts WHERE $rare_guard) AS w
+    -- (the common words left out before the persons' words are made distinct: 3.7 s -> 2.6 s on
+    -- the blog corpus shape)
+    ANTI JOIN rx.common_words AS c ON c.word = w.word
 ),
 rare_words AS (
     SELECT word AS norm, 'RARE' AS label, 1 AS n
     FROM person_words
-    WHERE word NOT IN (SELECT word FROM rx.common_words)
     GROUP BY word
     HAVING count(*) < (SELECT k FROM rx.params)
 ),

@@ -3,8 +3,10 @@
 A surface recognized for one person is a term wherever it is written, for everyone: otherwise a
 name the model tagged in one review stays readable in every review where it missed it. The
 surfaces of a whole corpus are far more than one person's (tens of thousands), so they go into
-one automaton (pyahocorasick), built once per run, instead of the per-person needle lists of
-find.py; benchmarks/search.py compares the two.
+one automaton (ahocorasick-rs), built once per run, instead of the per-person needle lists of
+find.py. benchmarks/search.py compares it with find.py and with pyahocorasick: on the 300 real
+blog authors' texts and terms ahocorasick-rs was the fastest (README, Benchmarks); it also lets
+go of the GIL while it searches, so DuckDB's two threads search at once.
 
 Matching is whole-word and case-insensitive, and it ignores which non-word characters separate
 the words: a needle and a text are both compared in their *key* form, lower case with every run
@@ -16,7 +18,7 @@ needles that count only there (corpus_needles.sql).
 """
 from __future__ import annotations
 
-import ahocorasick
+import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
 
@@ -65,9 +67,10 @@ def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def _key_form(text: str) -> tuple[str, np.ndarray]:
-    """The text in key form, padded (" st louis "), and for each of its characters but the pads
-    the offset in `text` of the character it comes from."""
+def _key_form(text: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """The text in key form, padded (" st louis "); for each of its characters but the pads the
+    offset in `text` of the character it comes from; and which characters of `text` are word
+    characters."""
     codes = _codes(_lower(text))
     word = _flags(codes, _ASCII_WORD, _is_word)
     # a word character, or the first of a run of non-word characters
@@ -75,7 +78,7 @@ def _key_form(text: str) -> tuple[str, np.ndarray]:
     keep[0] = True
     keep[1:] |= word[:-1]
     kept = np.where(word, codes, 32)[keep].astype(np.uint32)
-    return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", np.flatnonzero(keep)
+    return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", np.flatnonzero(keep), word
 
 
 def key(norm: str) -> str | None:
@@ -89,20 +92,19 @@ class CorpusSearcher:
     and each of its matches is reported once for every one of them."""
 
     def __init__(self, needles):
-        self.automaton = ahocorasick.Automaton()
+        index: dict[str, int] = {}
         self.norms: list[list[str]] = []
         for norm in needles:
             k = key(norm) if norm else None
             if k is None:
                 continue
-            if k in self.automaton:
-                self.norms[self.automaton.get(k)[0]].append(norm)
-                continue
-            self.automaton.add_word(k, (len(self.norms), len(k)))
-            self.norms.append([norm])
+            if k in index:
+                self.norms[index[k]].append(norm)
+            else:
+                index[k] = len(self.norms)
+                self.norms.append([norm])
         self.empty = not self.norms
-        if not self.empty:
-            self.automaton.make_automaton()
+        self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(list(index))
 
     def search(self, texts: list[str | None]) -> tuple[np.ndarray, ...]:
         """Every whole-word match in all texts, overlapping ones too: (index of the text, start,
@@ -117,14 +119,14 @@ class CorpusSearcher:
         starts_of = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
         joined = "\n".join(parts)
-        form, origin = _key_form(joined)
-        hits = [(end, needle, length) for end, (needle, length) in self.automaton.iter(form)]
+        form, origin, word = _key_form(joined)
+        hits = self.automaton.find_matches_as_indexes(form, overlapping=True)
         if not hits:
             return none, none, none, none, none.astype(bool)
-        end_k, needle, length = (np.array(c, dtype=np.int64) for c in zip(*hits))
+        needle, begin, stop = np.array(hits, dtype=np.int64).T
         # the match's first and last word characters in the form, less the leading pad
-        first = end_k - length + 1
-        last = end_k - 2
+        first = begin
+        last = stop - 3
         start = origin[first]
         end = origin[last] + 1
         text = np.searchsorted(starts_of, start, side="right") - 1
@@ -133,10 +135,9 @@ class CorpusSearcher:
         order = np.lexsort((-(end - start), start))
         text, start, end, needle = text[order], start[order], end[order], needle[order]
         # a word beginning with a lower-case letter (or a non-ASCII one that is not upper case)
-        codes = _codes(joined)
-        begins = _flags(codes, _ASCII_WORD, _is_word)
-        begins[1:] &= ~begins[:-1]
-        lower = begins & ~_flags(codes, _ASCII_UPPER_OR_DIGIT, lambda c: c.isupper() or c.isdigit())
+        begins = word.copy()
+        begins[1:] &= ~word[:-1]
+        lower = begins & ~_flags(_codes(joined), _ASCII_UPPER_OR_DIGIT, lambda c: c.isupper() or c.isdigit())
         before = np.concatenate(([0], np.cumsum(lower)))
         capital = before[end] == before[start]
         return text, start - starts_of[text], end - starts_of[text], needle, capital
