@@ -4,9 +4,11 @@
 -- "George"). rx_find_corpus returns all of them because which ones count is only known here: a
 -- longer match that does not count for this person must not hide a shorter one that does.
 
--- A rare word or sequence inside a span that only may state an attribute ("36" of a CARDINAL "36
--- years old") is left to linking: linked, the span's stating part is recoded; not linked, the
--- span becomes a RARE term (linking.sql).
+-- A rare number inside a span that only may state an attribute ("36" of a CARDINAL "36 years
+-- old") is left to linking: linked, the span's stating part is recoded; not linked, the span
+-- becomes a RARE term (linking.sql). A rare word that is no number ("30ish" of "5.30ish") stays a
+-- match: the span may yet give way to another match ("5" of a MONEY elsewhere), and the word
+-- with it.
 DELETE FROM counted_matches
 WHERE rowid IN (
     SELECT m.rowid
@@ -15,7 +17,8 @@ WHERE rowid IN (
     JOIN rx.texts AS t ON t.text_id = m.text_id
     JOIN terms_found AS f
       ON f.row_id = t.row_id AND f.attribute = t.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-    WHERE n.label = 'RARE' AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
+    WHERE n.label = 'RARE' AND regexp_matches(m.needle, '^[0-9]+$')
+      AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
 );
 
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the
