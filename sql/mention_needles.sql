@@ -1,7 +1,6 @@
 -- The needles of linking's value mentions (linking.sql, 1. and 1b.): a tuple's own nominal or
--- ordinal values and its whole numbers written out (below), which its texts are searched for in
--- the same pass as propagation's surfaces (propagate.sql), so that the texts are read once for
--- both searches.
+-- ordinal values and its whole numbers written out (below), which its texts are searched for by
+-- propagate.sql's per-person pass (the surfaces go to the corpus-wide automaton).
 --
 -- A row's needles are its distinct lowercased values, sorted; rows that share them form a set
 -- (set_id), which each text carries to the search instead of its values. The sets are built
