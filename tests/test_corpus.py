@@ -79,3 +79,12 @@ def test_every_whole_word_occurrence_is_found(parts, needle_words):
     # (keys that lower-case differently than the regex folds, ß/ss, are left aside)
     expected = {x for x in expected if key(text[x[0]:x[1]]) == key(x[2])}
     assert got == expected
+
+
+def test_resolve_keeps_the_longest_then_whatever_overlaps_nothing_kept():
+    from rxanon_sql.udfs.corpus import resolve_arrow
+    m = lambda s, e, n: {"start_pos": s, "end_pos": e, "needle": n}  # noqa: E731
+    # "EDITOR STATUS OR HER" loses to the longer "STATUS OR HER FAVORITE"; "EDITOR" then
+    # overlaps nothing kept and stays (dropping every match a better one overlaps lost it)
+    cluster = [m(0, 6, "editor"), m(0, 20, "editor status or her"), m(7, 29, "status or her favorite")]
+    assert resolve_arrow(pa.array([cluster])).to_pylist() == [[m(7, 29, "status or her favorite"), m(0, 6, "editor")]]

@@ -182,3 +182,23 @@ def test_a_common_word_tagged_for_one_person_stays_a_term_of_theirs_only(monkeyp
     out = released(con)
     assert out[0] == "[PERSON] was bad [tagme]. The [PERSON] tickets" and out[1] == texts[1], out
     assert verify(con).ok
+
+
+def test_a_rare_word_inside_a_number_span_goes_with_it(monkeypatch):
+    # (spaCy's CARDINAL "5.30ish" gives way to the MONEY "5" another text has: its rare "30ish"
+    # must not stay behind; a rare number inside such a span is left to linking instead)
+    class Tags:
+        def arrow(self, texts):
+            out = []
+            for t in texts.to_pylist():
+                spans = [{"start_pos": x.start(), "end_pos": x.end(), "term": x.group(), "label": label, "source": "ner"}
+                         for pattern, label in (("5(?= dollars)", "MONEY"), (r"5\.30ish", "CARDINAL"))
+                         for x in re.finditer(pattern, t)]
+                out.append(spans)
+            return pa.array(out, type=ENTITY_ARROW_TYPE)
+    monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: Tags())
+    texts = ["It cost 5 dollars. See you at 5.30ish then.", "Nothing.", "Nothing here.", "Nothing there."]
+    con = run(texts, text='labels = ["MONEY"]', k=2)
+    out = released(con)
+    assert "30ish" not in out[0], out
+    assert verify(con).ok
