@@ -3,8 +3,8 @@
 -- `cased`: a needle made of common words only ("George", "New York") is a term in a text of a
 -- person who never had it only where it is written with capitals.
 --
--- A surface made of common words only that is no name (nor a rare sequence) goes no further than
--- the texts of the persons who had it tagged (`corpus` false): on real blogs the model tags "I" as an
+-- A single common word that is no name goes no further than the texts of the persons who had it
+-- tagged (`corpus` false): on real blogs the model tags "I" as an
 -- ORG and "A" as a PERSON here and there, and the corpus-wide search made 85,000 "I" ORG terms.
 --
 -- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
@@ -106,9 +106,11 @@ WHERE rn = 1 AND NOT list_contains(CAST($allow AS VARCHAR[]), norm);
 -- others count only for the persons who had them tagged (own_surfaces). All are searched in
 -- one pass, so that overlapping matches of both kinds are resolved together (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE corpus_needles AS
-SELECT norm, label, cased, identifier OR NOT cased OR name OR label = 'RARE' AS corpus
+-- (a surface of several common words, "New York", "Red Cross", goes to everyone as well: cased,
+-- it counts only where each of its words is capitalised)
+SELECT norm, label, cased, identifier OR NOT cased OR name OR words > 1 OR label = 'RARE' AS corpus
 FROM (
-    SELECT l.norm, l.label,
+    SELECT l.norm, l.label, count(*) AS words,
            l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,
            bool_and(w.word IN (SELECT word FROM rx.common_words)) AS cased,
            -- (a name, but not one of the most frequent words: "George" goes, "Will" stays)

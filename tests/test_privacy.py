@@ -202,3 +202,11 @@ def test_a_rare_word_inside_a_number_span_goes_with_it(monkeypatch):
     out = released(con)
     assert "30ish" not in out[0], out
     assert verify(con).ok
+
+
+def test_a_name_of_several_common_words_reaches_everyone_where_capitalised(monkeypatch):
+    monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: TagFirst("New York"))
+    texts = ["Back to New York [tagme].", "I love New York.", "a new york strip steak", "Nothing here.",
+             "Nothing at all.", "Nothing more."]
+    out = released(run(texts, text='labels = ["PERSON"]', rare_guard=False, k=4))
+    assert "New York" not in out[0] and "New York" not in out[1] and out[2] == texts[2], out
