@@ -155,7 +155,8 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
 
 def register_find_corpus(con: duckdb.DuckDBPyConnection) -> None:
     """rx_find_corpus(text): the text searched for every needle of the temporary table
-    corpus_needles (corpus_needles.sql) at once."""
+    corpus_needles (corpus_needles.sql) at once; rx_resolve(matches): which of a cluster of
+    overlapping matches stay (resolve_matches.sql)."""
     needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
     replace_function(con, "rx_find_corpus", CorpusSearcher(needles).arrow, ["VARCHAR"], CORPUS_MATCH_SQL_TYPE)
     replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_ITEMS_SQL_TYPE], RESOLVE_ITEMS_SQL_TYPE)
