@@ -24,9 +24,10 @@ import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
 
-from .find import _ints, _list_of, _strings
+from .find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _is_word, _list_of, _strings
 
-# `capital`: the match begins with an upper-case letter (corpus_needles.sql's cased needles)
+# `capital`: every word of the match begins with a capital or a digit (corpus_needles.sql's cased
+# needles count only there)
 CORPUS_MATCH_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, needle VARCHAR, capital BOOLEAN)[]"
 CORPUS_MATCH_ARROW_TYPE = pa.list_(pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32()),
                                               ("needle", pa.string()), ("capital", pa.bool_())]))
@@ -50,11 +51,6 @@ def _flags(codes: np.ndarray, ascii_table: np.ndarray, test) -> np.ndarray:
         distinct, inverse = np.unique(high, return_inverse=True)
         out[~low] = np.fromiter((test(chr(c)) for c in distinct), dtype=bool, count=len(distinct))[inverse]
     return out
-
-
-def _is_word(c: str) -> bool:
-    # Python's \w (find.py's whole-word test): alphanumeric in Unicode, or the underscore
-    return c.isalnum() or c == "_"
 
 
 def _lower(text: str) -> str:
@@ -158,8 +154,8 @@ class CorpusSearcher:
         return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
 
 
-RESOLVE_ITEMS_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, needle VARCHAR)[]"
-_RESOLVE_ARROW_TYPE = pa.list_(pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32()), ("needle", pa.string())]))
+# (rx_resolve takes and returns matches as rx_find returns them)
+RESOLVE_ITEMS_SQL_TYPE = MATCH_SQL_TYPE
 
 
 def resolve_arrow(clusters: pa.Array) -> pa.Array:
@@ -175,4 +171,4 @@ def resolve_arrow(clusters: pa.Array) -> pa.Array:
             if all(m["end_pos"] <= k["start_pos"] or k["end_pos"] <= m["start_pos"] for k in kept):
                 kept.append(m)
         out.append(kept)
-    return pa.array(out, type=_RESOLVE_ARROW_TYPE)
+    return pa.array(out, type=MATCH_ARROW_TYPE)
