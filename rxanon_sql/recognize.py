@@ -189,6 +189,5 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     register_find_corpus(con)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
-    for name in ("propagate", "resolve_matches", "propagate_chosen", "rebuild_texts", "propagate_blanked",
-                 "resolve_matches", "propagate_terms"):
+    for name in ("propagate", "resolve_matches", "propagate_terms"):
         run_file(con, name, cfg.schema, batches=batches)

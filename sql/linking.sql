@@ -324,9 +324,8 @@ WHERE rn = 1;
 --    ("Christmas", suppressed in another post) would stay beside the recoded value. Propagation
 --    does not see it: the term's own surface "14 christmas" is the longer match there. So such
 --    terms are searched once more for the person's surfaces, with their stating part blanked out
---    (chr(2): no word character, see propagate.sql); what is found becomes a term of its own,
---    with the label the surface's occurrences carry most often, the person's own first (as in
---    propagate_blanked.sql).
+--    (chr(2): no word character); what is found becomes a term of its own, with the label the
+--    surface's occurrences carry most often, the person's own first (as in propagate_terms.sql).
 CREATE OR REPLACE TEMP TABLE inner_surfaces AS
 WITH partly AS (
     SELECT b.term_id, f.row_id, f.person, f.attribute, f.start_pos, f.term,

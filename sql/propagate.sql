@@ -92,4 +92,4 @@ SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM corpus_matches AS m
 SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;
 
--- (resolve_matches.sql runs here, between the two files: recognize.build_terms)
+-- (resolve_matches.sql, then propagate_terms.sql continue from here: recognize.build_terms)

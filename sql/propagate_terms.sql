@@ -1,14 +1,14 @@
--- Propagation, continued after resolve_matches.sql on the blanked texts: the chosen occurrences
--- become terms.
-INSERT INTO chosen
+-- Propagation, continued after resolve_matches.sql: the resolved matches are the chosen
+-- occurrences. None of them cuts through a tagged span or lies inside one (resolve_matches.sql);
+-- one that covers tagged spans whole, and is longer, replaces them ("Dena how" of another post
+-- over "Dena" here). (A second search of the texts with their tagged spans blanked out once found
+-- what a match cutting through a span hid; such a match is no candidate any more, and the
+-- automaton's key form read a blanked word as a space, so "New ░░░ York" matched "new york".)
+CREATE OR REPLACE TEMP TABLE chosen AS
 SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
-       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos), f.needle
+       substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
 FROM resolved_matches AS f
-JOIN blanked_texts AS t ON t.text_id = f.text_id
-WHERE NOT EXISTS (
-    SELECT 1 FROM chosen AS c
-    WHERE c.row_id = t.row_id AND c.attribute = t.attribute AND c.start_pos < f.end_pos AND f.start_pos < c.end_pos
-);
+JOIN rx.texts AS t ON t.text_id = f.text_id;
 
 -- The label each chosen surface takes (see propagate.sql), counted before the replacements.
 CREATE OR REPLACE TEMP TABLE surface_labels AS
@@ -33,8 +33,8 @@ FROM (SELECT DISTINCT person, norm FROM chosen) AS c
 LEFT JOIN own AS o ON o.person = c.person AND o.norm = c.norm
 LEFT JOIN corpus_needles AS n ON n.norm = c.norm;
 
--- 3. The chosen occurrences replace every span they overlap (the tagged spans they cover, and
---    spans of labels that only may state an attribute).
+-- The chosen occurrences replace every span they overlap (the tagged spans they cover, and
+-- spans of labels that only may state an attribute).
 DELETE FROM terms_found AS f
 WHERE f.row_id IN (SELECT row_id FROM chosen)
   AND EXISTS (

@@ -1,7 +1,7 @@
 -- Text edits applied: every text of `text_edits` (row_id, attribute, start_pos, end_pos,
 -- replacement; non-overlapping spans) is rebuilt from the pieces between the edits, in order,
 -- into `rebuilt_texts` (row_id, attribute, text). Texts without an edit are left out. Used for
--- the release (edits = the replacements) and by propagation (edits = blanked spans).
+-- the release (edits = the replacements).
 --
 -- The pieces are joined by a window over the text's pieces whose frame is the whole text at
 -- its last piece and the piece alone elsewhere: a grouped string_agg(... ORDER BY) sorts every

@@ -23,7 +23,7 @@ WHERE rowid IN (
 
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the
 -- term there. Left in, it could win over a shorter match beside the span and then lose to the
--- span (propagate_chosen.sql), and the shorter one's text stayed bare. A match that covers
+-- span (propagate_terms.sql), and the shorter one's text stayed bare. A match that covers
 -- tagged spans whole and is longer stays a candidate ("Dena how" over "Dena"; not over an
 -- identifier).
 DELETE FROM counted_matches

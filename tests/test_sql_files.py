@@ -47,8 +47,7 @@ def test_rows_inserted_after_an_empty_create_stay_visible():
     assert con.execute("SELECT count(*) FROM (SELECT * FROM t LIMIT 5)").fetchall() == [(5,)]
     assert con.execute("SELECT count(*) FROM t JOIN src USING (row_id)").fetchall() == [(200000,)]
     con.execute("ROLLBACK")
-    for name, table, key in (("terms", "terms_found", "row_id"), ("propagate_chosen", "chosen", "row_id"),
-                             ("propagate", "found_matches", "text_id")):
+    for name, table, key in (("terms", "terms_found", "row_id"), ("propagate", "found_matches", "text_id")):
         assert f"INSERT INTO {table} ({key}) VALUES (NULL);\nDELETE FROM {table} WHERE {key} IS NULL;" in _file(name)
 
 
