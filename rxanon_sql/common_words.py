@@ -23,9 +23,13 @@ from .sqlrun import table
 
 # (RE2: \pL letters, \pN digits; the same word characters as find.py's whole-word test)
 TOKEN = r"[\pL\pN_]+"
+# What may stand between the words of a capitalised sequence: spaces and tabs, and the invisible
+# characters a hostile text glues a name with ("John\u200bSmith", "Peter\x01Parker": format
+# characters and the control characters but line breaks), which hide it from the model.
+SEQUENCE_GAP = r"[ \t\p{Cf}\x{00}-\x{08}\x{0E}-\x{1F}]"
 # Two or more capitalised words of two letters or more in a row, on one line ("Reception Team
 # George", "Hotel Astor"; not "Mexico I").
-CAPITALISED_SEQUENCE = r"\p{Lu}[\pL\pN_]+(?:[ \t]+\p{Lu}[\pL\pN_]+)+"
+CAPITALISED_SEQUENCE = rf"\p{{Lu}}[\pL\pN_]+(?:{SEQUENCE_GAP}+\p{{Lu}}[\pL\pN_]+)+"
 DEFAULT_ZIPF = 3.5
 
 

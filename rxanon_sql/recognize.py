@@ -18,7 +18,7 @@ from .config import Config
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
-from .common_words import CAPITALISED_SEQUENCE, TOKEN, register_vocabulary
+from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner, replace_function
 from .udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
@@ -185,7 +185,8 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf)
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, allow=list(cfg.allow), token=TOKEN, sequence=CAPITALISED_SEQUENCE)
+    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, allow=list(cfg.allow), token=TOKEN, sequence=CAPITALISED_SEQUENCE,
+             gap=SEQUENCE_GAP)
     register_find_corpus(con)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)

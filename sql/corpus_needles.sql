@@ -51,7 +51,7 @@ rare_words AS (
     HAVING count(*) < (SELECT k FROM rx.params)
 ),
 written_sequences AS (
-    SELECT person, string_split(lower(regexp_replace(seq, '[ \t]+', ' ', 'g')), ' ') AS words
+    SELECT person, string_split(lower(regexp_replace(seq, $gap || '+', ' ', 'g')), ' ') AS words
     FROM (SELECT person, unnest(regexp_extract_all(text, $sequence)) AS seq FROM rx.texts WHERE $rare_guard) AS w
 ),
 -- Every run of two to four words of a sequence counts too: where a recognizer tagged part of

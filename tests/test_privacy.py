@@ -210,3 +210,15 @@ def test_a_name_of_several_common_words_reaches_everyone_where_capitalised(monke
              "Nothing at all.", "Nothing more."]
     out = released(run(texts, text='labels = ["PERSON"]', rare_guard=False, k=4))
     assert "New York" not in out[0] and "New York" not in out[1] and out[2] == texts[2], out
+
+
+def test_a_name_glued_by_an_invisible_character_is_one_capitalised_run():
+    # (a zero-width space or a control character between the words hides the name from the model;
+    # the guard and the audit still read "John\u200bSmith" as one capitalised run, which one
+    # person writes)
+    texts = ["Met John\u200bSmith at the mall.", "We saw Peter\x01Parker today.", "Nothing here.",
+             "Nothing there.", "Nothing at all."]
+    con = run(texts, text='labels = ["PHONE"]', k=2)
+    out = released(con)
+    assert "Smith" not in out[0] and "Parker" not in out[1], out
+    assert verify(con, strict=True).ok
