@@ -151,8 +151,9 @@ class Config:
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
-            # common-word guard, which a cache of 3 lacks)
-            "guard": self.vague_temporal_guard, "rules": 5,
+            # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
+            # characters, whose spans a cache of 5 lacks)
+            "guard": self.vague_temporal_guard, "rules": 6,
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         if self.common_word_guard:

@@ -3,8 +3,9 @@
 
 spaCy finds the OntoNotes entities; the rule recognizers of `rules.py` (e-mail, URL, phone,
 postcode, ... and the configured term lists and patterns) are merged in, a rule hit winning over
-an overlapping NER span. Offsets are Python string indices into the original text, which are
-also DuckDB's character positions.
+an overlapping NER span. Both read the text cleaned of glue characters (`glue.py`); the offsets
+returned are Python string indices into the original text, which are also DuckDB's character
+positions.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pyarrow as pa
 
 from rxanon_sql.common_words import DEFAULT_ZIPF, common_words, name_words
 
+from .glue import clean
 from .rules import RuleRecognizer, Span, is_vague_temporal
 
 ENTITY_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, term VARCHAR, label VARCHAR, source VARCHAR)[]"
@@ -295,20 +297,27 @@ class Recognizer:
         return out
 
     def entities(self, texts: list[str | None]) -> list[list[Span] | None]:
-        pieces = [_pieces(t) for t in texts]
+        """The spans of each text (None for None), in the original text's offsets. The
+        recognizers read the text cleaned of glue characters (`glue.clean`): a name hidden by
+        one ("John\u200bSmith") is found, and its span covers the glue inside it."""
+        cleaned = [None if t is None else clean(t) for t in texts]
+        pieces = [_pieces(c.text) if c else [] for c in cleaned]
         found = iter(self.spans([p for ps in pieces for _, p in ps]))
         out: list[list[Span] | None] = []
-        for t, ps in zip(texts, pieces):
+        for t, c, ps in zip(texts, cleaned, pieces):
             if t is None:
                 out.append(None)
                 continue
             ner = [Span(s.start + offset, s.end + offset, s.term, s.label, s.source)
                    for offset, _ in ps for s in next(found)]
-            rules = self.rules.find(t) if t else []
+            rules = self.rules.find(c.text) if t else []
             if self.allow:
                 # (before the merge: an allowed rule hit must not take an NER span's place)
                 rules = [s for s in rules if allow_key(s.term) not in self.allow]
-            out.append(merge(ner, rules) if t else [])
+            spans = merge(ner, rules) if t else []
+            if c.starts is not None:
+                spans = [Span(a, b, t[a:b], s.label, s.source) for s in spans for a, b in [c.span(s.start, s.end)]]
+            out.append(spans)
         return out
 
     def arrow(self, texts: pa.Array) -> pa.Array:

@@ -8,8 +8,9 @@ Checksums and numbering plans are delegated to maintained libraries (``phonenumb
 ``python-stdnum``, ``ipaddress``) rather than re-implemented, because their metadata changes
 (new number ranges, new IBAN countries) and a stale copy would silently miss identifiers.
 
-Every offset refers to the text exactly as given: the text is never normalised, because the
-caller replaces the spans in the original string and a shifted offset would leak or corrupt it.
+Every offset refers to the text exactly as given: the text is never normalised here, because the
+caller replaces the spans in the string it passed and a shifted offset would leak or corrupt it.
+(`ner.Recognizer` passes the text cleaned of glue characters and maps the spans back itself.)
 """
 from __future__ import annotations
 
