@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from .find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _is_word, _list_of, _strings
+from .glue import GLUE_RUN, glue_runs, is_glue
 
 # `capital`: every word of the match begins with a capital or a digit (corpus_needles.sql's cased
 # needles count only there)
@@ -38,6 +39,7 @@ for _c in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_":
 _ASCII_UPPER_OR_DIGIT = np.zeros(128, dtype=bool)
 _ASCII_UPPER_OR_DIGIT[65:91] = True
 _ASCII_UPPER_OR_DIGIT[48:58] = True
+_ASCII_GLUE = np.array([is_glue(chr(c)) for c in range(128)])
 
 
 def _flags(codes: np.ndarray, ascii_table: np.ndarray, test) -> np.ndarray:
@@ -65,24 +67,56 @@ def _codes(text: str) -> np.ndarray:
     return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
-def _key_form(text: str) -> tuple[str, np.ndarray, np.ndarray]:
+def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]]) -> tuple[str, np.ndarray, np.ndarray]:
     """The text in key form, padded (" st louis "); for each of its characters but the pads the
-    offset in `text` of the character it comes from; and which characters of `text` are word
-    characters."""
-    codes = _codes(_lower(text))
+    offset in `text` of the character it comes from; and, for each character of `text`, whether
+    a word begins there with a letter that is not upper case. `original`: the text's _codes;
+    `glue`: the text's glue_runs, each
+    read as a space or as nothing ("Jo\u200bhn" is the word "john", "John\u200bSmith" two
+    words)."""
+    read = np.ones(len(text), dtype=bool)
+    for a, b, space in glue:
+        # (a run kept as a space keeps its first character, a non-word character)
+        read[a + space:b] = False
+    at = np.flatnonzero(read)
+    original = original[at]
+    codes = _codes(_lower(text))[at]
     word = _flags(codes, _ASCII_WORD, _is_word)
     # a word character, or the first of a run of non-word characters
     keep = word.copy()
-    keep[0] = True
+    if len(keep):
+        keep[0] = True
     keep[1:] |= word[:-1]
     kept = np.where(word, codes, 32)[keep].astype(np.uint32)
-    return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", np.flatnonzero(keep), word
+    begins = word.copy()
+    begins[1:] &= ~word[:-1]
+    lower = np.zeros(len(text), dtype=bool)
+    lower[at] = begins & ~_flags(original, _ASCII_UPPER_OR_DIGIT, lambda c: c.isupper() or c.isdigit())
+    return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", at[keep], lower
 
 
 def key(norm: str) -> str | None:
-    """A needle's key form (what _key_form makes of it), or None when it has no word character."""
-    core = " ".join("".join(c if _is_word(c) else " " for c in _lower(norm)).split())
-    return f" {core} " if core else None
+    """A needle's key form as a text without glue characters reads it; None when it has no word
+    character."""
+    found = keys(norm)
+    return found[0] if found else None
+
+
+def keys(norm: str) -> list[str]:
+    """A needle's key forms (what _key_form makes of a text that writes it); none when it has no
+    word character. A needle with glue characters, cut from a text as it was written, has two:
+    its glue read as spaces and read as nothing ("jo\u200bhn smith": "jo hn smith" and "john
+    smith"), since its lower case no longer tells which of them _key_form reads."""
+    lowered = _lower(norm)
+    forms = [lowered]
+    if glue_runs(lowered):
+        forms.append(GLUE_RUN.sub("", lowered))
+    out = []
+    for form in forms:
+        core = " ".join("".join(c if _is_word(c) else " " for c in form).split())
+        if core and f" {core} " not in out:
+            out.append(f" {core} ")
+    return out
 
 
 class CorpusSearcher:
@@ -92,15 +126,17 @@ class CorpusSearcher:
     def __init__(self, needles):
         index: dict[str, int] = {}
         self.norms: list[list[str]] = []
+        # (a needle with two keys, both found at one place of a text with glue, is reported once)
+        self.glued = False
         for norm in needles:
-            k = key(norm) if norm else None
-            if k is None:
-                continue
-            if k in index:
-                self.norms[index[k]].append(norm)
-            else:
-                index[k] = len(self.norms)
-                self.norms.append([norm])
+            found = keys(norm) if norm else []
+            self.glued |= len(found) > 1
+            for k in found:
+                if k in index:
+                    self.norms[index[k]].append(norm)
+                else:
+                    index[k] = len(self.norms)
+                    self.norms.append([norm])
         self.empty = not self.norms
         self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(list(index))
 
@@ -117,28 +153,37 @@ class CorpusSearcher:
         starts_of = np.zeros(len(parts) + 1, dtype=np.int64)
         np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
         joined = "\n".join(parts)
-        form, origin, word = _key_form(joined)
-        hits = self.automaton.find_matches_as_indexes(form, overlapping=True)
-        if not hits:
+        original = _codes(joined)
+        # (glue_runs' regular expression took 60 ns a character; the flags, about 5)
+        glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
+        form, origin, lower = _key_form(joined, original, glue)
+        found = [self._matches(form, origin)]
+        if not all(space for _, _, space in glue):
+            # Glue between two lower-case letters is read as nothing ("jo\u200bhn"), as
+            # recognition reads it, and as a space as well ("john\x00smith"): which of them the
+            # writer meant, case does not tell.
+            found.append(self._matches(*_key_form(joined, original, [(a, b, True) for a, b, _ in glue])[:2]))
+            found = [np.unique(np.concatenate(found, axis=1), axis=1)]
+        needle, start, end = found[0]
+        if not len(needle):
             return none, none, none, none, none.astype(bool)
-        needle, begin, stop = np.array(hits, dtype=np.int64).T
-        # the match's first and last word characters in the form, less the leading pad
-        first = begin
-        last = stop - 3
-        start = origin[first]
-        end = origin[last] + 1
         text = np.searchsorted(starts_of, start, side="right") - 1
         ok = end <= starts_of[text + 1] - 1      # not across two texts of the batch
         text, start, end, needle = text[ok], start[ok], end[ok], needle[ok]
         order = np.lexsort((-(end - start), start))
         text, start, end, needle = text[order], start[order], end[order], needle[order]
-        # a word beginning with a lower-case letter (or a non-ASCII one that is not upper case)
-        begins = word.copy()
-        begins[1:] &= ~word[:-1]
-        lower = begins & ~_flags(_codes(joined), _ASCII_UPPER_OR_DIGIT, lambda c: c.isupper() or c.isdigit())
         before = np.concatenate(([0], np.cumsum(lower)))
         capital = before[end] == before[start]
         return text, start - starts_of[text], end - starts_of[text], needle, capital
+
+    def _matches(self, form: str, origin: np.ndarray) -> np.ndarray:
+        """The automaton's matches in a key form: rows needle, start, end (offsets in the text)."""
+        hits = self.automaton.find_matches_as_indexes(form, overlapping=True)
+        if not hits:
+            return np.zeros((3, 0), dtype=np.int64)
+        needle, begin, stop = np.array(hits, dtype=np.int64).T
+        # the match's first and last word characters in the form, less the leading pad
+        return np.stack((needle, origin[begin], origin[stop - 3] + 1))
 
     def arrow(self, texts: pa.Array) -> pa.Array:
         """rx_find_corpus(text): the matches of each text."""
@@ -147,6 +192,14 @@ class CorpusSearcher:
         per_key = np.fromiter((len(self.norms[n]) for n in needle), dtype=np.int64, count=len(needle))
         text, start, end, capital = (np.repeat(a, per_key) for a in (text, start, end, capital))
         norms = [norm for n in needle for norm in self.norms[n]]
+        if self.glued:
+            seen: set[tuple] = set()
+            first = np.zeros(len(norms), dtype=bool)
+            for i, m in enumerate(zip(text.tolist(), start.tolist(), end.tolist(), norms)):
+                first[i] = m not in seen
+                seen.add(m)
+            text, start, end, capital = (a[first] for a in (text, start, end, capital))
+            norms = [n for n, f in zip(norms, first) if f]
         offsets = np.zeros(len(texts) + 1, dtype=np.int32)
         np.cumsum(np.bincount(text, minlength=len(texts)), out=offsets[1:])
         columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
