@@ -15,6 +15,7 @@ from helpers import config_from, rows
 from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
 from rxanon_sql.udfs.corpus import CorpusSearcher
+from rxanon_sql.udfs.find import find_all, find_texts_arrow
 from rxanon_sql.udfs.glue import GLUE_RUN, clean
 from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE, Recognizer
 from rxanon_sql.verify import verify
@@ -175,3 +176,45 @@ def test_glue_hides_no_term_of_the_clean_text(recognizer, text):
         out = out[:s.start] + "[X]" + out[s.end:]
     words = {w for t in terms for w in re.findall(r"\w+", t)}
     assert not words_left(out, words), (text, out)
+
+
+def test_the_text_search_reads_glue_both_ways():
+    # (rx_find, rx_find_texts: direct identifiers, value mentions, verify's leak check)
+    text = "Met John\u200bSmith, jo\u00adhn smith, john\x00smith and Johnsmith."
+    expected = [(4, 14, "john smith"), (16, 27, "john smith"), (29, 39, "john smith")]
+    assert find_all(text, ["john smith"]) == expected
+    assert find_all("Met John\u200bSmith.", ["john\u200bsmith"]) == [(4, 14, "john\u200bsmith")]
+    items = pa.array([[{"id": 1, "text": text}, {"id": 2, "text": "John Smith é"}]],
+                     pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    found = find_texts_arrow(items, pa.array([["john smith"]])).to_pylist()[0]
+    assert [(m["id"], m["start_pos"], m["end_pos"]) for m in found] == [(1, s, e) for s, e, _ in expected] + [(2, 0, 10)]
+
+
+IDENTIFIER_CONFIG = """
+[source]
+relations = ["t"]
+person = "id"
+direct_identifiers = ["handle"]
+[attributes.age]
+type = "numeric"
+[text]
+columns = ["text"]
+labels = ["PHONE"]
+[anonymization]
+k = 2
+"""
+
+
+def test_a_glued_direct_identifier_is_replaced_and_a_glued_leak_is_reported():
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, handle VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [
+        (1, 30, "zq_marlowe77", "Write to zq_marlowe\u200b77 soon."), (2, 31, "kb_ostrander", "Ping kb\x00_ostrander."),
+        (3, 30, "pv_hale", "Nothing here."), (4, 31, "mm_orr", "Nothing there.")])
+    apply(con, config_from(IDENTIFIER_CONFIG, rare_guard=False))
+    out = released(con)
+    assert not words_left(out[0], ["zq_marlowe77"]) and not words_left(out[1], ["kb_ostrander"]), out
+    assert verify(con).ok
+    # A release edited to hold the handle again, glued: verify reads it as the search does.
+    con.execute("UPDATE rx.audit SET text = 'Write to zq_marlowe\u200b77 soon.' WHERE person = 1")
+    assert not verify(con).ok

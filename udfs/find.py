@@ -22,6 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .glue import GLUE_RE2, clean, has_glue
+
 MATCH_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, needle VARCHAR)[]"
 MATCH_ARROW_TYPE = pa.list_(pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32()), ("needle", pa.string())]))
 ITEMS_SQL_TYPE = "STRUCT(id BIGINT, text VARCHAR)[]"
@@ -167,13 +169,37 @@ def _search_regex(text: str, pat: re.Pattern | None) -> list[tuple[int, int, str
     return [(m.start(), m.end(), " ".join(m.group(0).lower().split())) for m in pat.finditer(text)]
 
 
-def find_all(text: str | None, needles) -> list[tuple[int, int, str]]:
+def find_all(text: str | None, needles, glue: bool | None = None) -> list[tuple[int, int, str]]:
     """Non-overlapping matches of the needles in text, as (start, end, needle)."""
     if not text or not needles:
         return []
+    return _glue_aware(text, lambda t: _find_all(t, needles), glue)
+
+
+def _find_all(text: str, needles) -> list[tuple[int, int, str]]:
     if text.isascii() and all(n.isascii() for n in needles):
         return _find_ascii(text, needles)
     return _search_regex(text, _pattern(tuple(needles)))
+
+
+def _glue_aware(text: str, search, glue: bool | None = None) -> list[tuple[int, int, str]]:
+    """search(text), and for a text with glue characters (glue.py) also search of its two
+    cleaned readings (glue as recognition reads it, and every run as a space), their matches
+    mapped back to the text: "John\u200bSmith" and "Jo\u00adhn Smith" are "john smith".
+    The text as written is searched as well, for a needle that holds the glue itself. Of
+    overlapping matches the leftmost stays, at one start the longest. `glue`: whether the text
+    holds glue, where the caller knows."""
+    if not (has_glue(text) if glue is None else glue):
+        return search(text)
+    found = set(search(text))
+    for reading in (clean(text), clean(text, spaces=True)):
+        found.update((*reading.span(s, e), n) for s, e, n in search(reading.text))
+    out, reach = [], 0
+    for s, e, n in sorted(found, key=lambda m: (m[0], m[0] - m[1], m[2])):
+        if s >= reach:
+            out.append((s, e, n))
+            reach = e
+    return out
 
 
 class Searcher:
@@ -186,9 +212,12 @@ class Searcher:
         self.prepared = _prepare(self.needles) if self.ascii else None
         self._pat = False
 
-    def find(self, text: str | None) -> list[tuple[int, int, str]]:
+    def find(self, text: str | None, glue: bool | None = None) -> list[tuple[int, int, str]]:
         if not text or not self.needles:
             return []
+        return _glue_aware(text, self._find, glue)
+
+    def _find(self, text: str) -> list[tuple[int, int, str]]:
         if self.ascii and text.isascii():
             return _search_ascii(text, self.prepared)
         if self._pat is False:
@@ -222,10 +251,15 @@ def _matches_array(offsets, starts, ends, found: list[str]) -> pa.Array:
                     MATCH_ARROW_TYPE)
 
 
+def _glued(texts: pa.Array) -> np.ndarray:
+    """Which texts hold glue characters, tested by RE2 at once."""
+    return pc.fill_null(pc.match_substring_regex(texts, GLUE_RE2), False).to_numpy(zero_copy_only=False)
+
+
 def find_all_arrow(texts: pa.Array, needles: pa.Array) -> pa.Array:
     offsets, starts, ends, found = [0], [], [], []
-    for text, ns in zip(texts.to_pylist(), needles.to_pylist()):
-        for s, e, n in find_all(text, ns):
+    for text, ns, glue in zip(texts.to_pylist(), needles.to_pylist(), _glued(texts).tolist()):
+        for s, e, n in find_all(text, ns, glue):
             starts.append(s)
             ends.append(e)
             found.append(n)
@@ -236,8 +270,8 @@ def find_all_arrow(texts: pa.Array, needles: pa.Array) -> pa.Array:
 def search_arrow(texts: pa.Array, searcher: Searcher) -> pa.Array:
     """rx_find over texts with one fixed needle set."""
     offsets, starts, ends, found = [0], [], [], []
-    for text in texts.to_pylist():
-        for s, e, n in searcher.find(text):
+    for text, glue in zip(texts.to_pylist(), _glued(texts).tolist()):
+        for s, e, n in searcher.find(text, glue):
             starts.append(s)
             ends.append(e)
             found.append(n)
@@ -552,9 +586,10 @@ class _ReadTexts:
         self.texts = texts
         ascii_text = pc.fill_null(pc.string_is_ascii(texts), False).to_numpy(zero_copy_only=False)
         # (a text holding the word placeholder itself is searched on its own; the other one stands
-        # for what it is, a character that is neither a word nor a space character)
+        # for what it is, a character that is neither a word nor a space character. So is a text
+        # with glue characters, which Searcher reads as recognition does.)
         self.text_bounds, text_bytes = _string_bytes(texts)
-        placeholders = np.zeros(len(texts), dtype=bool)
+        placeholders = _glued(texts).copy()
         placeholders[np.searchsorted(self.text_bounds, np.flatnonzero(text_bytes == 1), side="right") - 1] = True
         self.one_by_one = wanted & placeholders
         fast_ascii = np.flatnonzero(wanted & ~placeholders & ascii_text)
