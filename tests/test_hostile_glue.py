@@ -163,7 +163,7 @@ def glued(draw):
     return text
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(glued())
 def test_glue_hides_no_term_of_the_clean_text(recognizer, text):
     clean_text = next(s for s in SENTENCES if s.replace(" ", "") == GLUE_RUN.sub("", text).replace(" ", ""))
