@@ -71,9 +71,8 @@ def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]]
     """The text in key form, padded (" st louis "); for each of its characters but the pads the
     offset in `text` of the character it comes from; and, for each character of `text`, whether
     a word begins there with a letter that is not upper case. `original`: the text's _codes;
-    `glue`: the text's glue_runs, each
-    read as a space or as nothing ("Jo\u200bhn" is the word "john", "John\u200bSmith" two
-    words)."""
+    `glue`: the text's glue_runs, each read as a space or as nothing ("Jo\u200bhn" is the word
+    "john", "John\u200bSmith" two words)."""
     read = np.ones(len(text), dtype=bool)
     for a, b, space in glue:
         # (a run kept as a space keeps its first character, a non-word character)
@@ -109,7 +108,7 @@ def keys(norm: str) -> list[str]:
     smith"), since its lower case no longer tells which of them _key_form reads."""
     lowered = _lower(norm)
     forms = [lowered]
-    if glue_runs(lowered):
+    if GLUE_RUN.search(lowered):
         forms.append(GLUE_RUN.sub("", lowered))
     out = []
     for form in forms:

@@ -585,9 +585,9 @@ class _ReadTexts:
     def __init__(self, texts: pa.Array, wanted: np.ndarray):
         self.texts = texts
         ascii_text = pc.fill_null(pc.string_is_ascii(texts), False).to_numpy(zero_copy_only=False)
-        # (a text holding the word placeholder itself is searched on its own; the other one stands
-        # for what it is, a character that is neither a word nor a space character. So is a text
-        # with glue characters, which Searcher reads as recognition does.)
+        # (a text holding the word placeholder itself, or glue characters, which Searcher reads
+        # as recognition does, is searched on its own; the other placeholder stands for what it
+        # is, a character that is neither a word nor a space character)
         self.text_bounds, text_bytes = _string_bytes(texts)
         placeholders = _glued(texts).copy()
         placeholders[np.searchsorted(self.text_bounds, np.flatnonzero(text_bytes == 1), side="right") - 1] = True
