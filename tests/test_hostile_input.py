@@ -195,3 +195,16 @@ def test_verify_finds_a_short_identifier_left_in_its_persons_text(tmp_path):
     # (the leak check of suppressed terms reports person 1's rows too: "lw" was one of theirs)
     named = [l for l in r.stderr.splitlines() if "names the direct identifier" in l]
     assert named == ["  LEAK column 'body' names the direct identifier 'lw' in 2 rows"], r.stderr
+
+
+def test_huge_numbers_in_a_numeric_quasi_identifier(tmp_path):
+    """1e12 is beyond the INTEGER the spelled-out numbers are matched as, 1e300 beyond BIGINT."""
+    (tmp_path / "rx.toml").write_text(CONFIG)
+    db = age_db(tmp_path, "huge", "1e300")
+    con = duckdb.connect(db)
+    con.execute("UPDATE authors SET age = 1e12 WHERE id = 5")
+    con.close()
+    r = cli("apply", db, "--config", str(tmp_path / "rx.toml"))
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    ages = {a for (a,) in duckdb.connect(db, read_only=True).execute("SELECT age FROM rx.release").fetchall()}
+    assert any("1e+300" in a for a in ages), ages
