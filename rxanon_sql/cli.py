@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -29,6 +30,21 @@ def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     # Closed on every exit path, error exits included, so that no file lock outlives the command.
     atexit.register(con.close)
     return con
+
+
+def _writable(path: str, what: str) -> None:
+    if not Path(path).parent.is_dir():
+        _fail(f"{what} {path!r}: directory {str(Path(path).parent)!r} not found")
+
+
+@contextmanager
+def _readable(db: str):
+    """A database file that opens but is damaged (truncated, overwritten) fails on its first read
+    of a damaged block, anywhere in a run."""
+    try:
+        yield
+    except duckdb.IOException as e:
+        _fail(f"database {db!r} cannot be read (damaged or truncated?): {str(e).splitlines()[0]}")
 
 
 def _table(rows: list[tuple], header: list[str], width: int = 100) -> str:
@@ -170,7 +186,8 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
             con.execute("SET memory_limit = ?", [memory_limit])
         except duckdb.Error as e:
             _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
-    report = _apply(con, cfg, reuse=not rebuild)
+    with _readable(db):
+        report = _apply(con, cfg, reuse=not rebuild)
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
@@ -179,7 +196,8 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
                    "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
     _print_measures(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
-    _verify_and_exit(con, cfg.schema)
+    with _readable(db):
+        _verify_and_exit(con, cfg.schema)
 
 
 @main.command(name="verify")
@@ -193,7 +211,8 @@ def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
     """Exit 0 when the release in DB is k-anonymous and leaks no suppressed term; else list what fails."""
     con = _connect(db, read_only=True)
     try:
-        _verify_and_exit(con, schema, k, strict)
+        with _readable(db):
+            _verify_and_exit(con, schema, k, strict)
     except duckdb.CatalogException:
         _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
 
@@ -208,12 +227,14 @@ def export(db: str, out: str, schema: str) -> None:
     suffix = Path(out).suffix.lower()
     if suffix not in (".parquet", ".csv"):
         _fail(f"export file {out!r} must end in .parquet or .csv")
+    _writable(out, "export file")
     con = _connect(db, read_only=True)
     try:
         rel = con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
     except duckdb.CatalogException:
         _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
-    (rel.write_parquet if suffix == ".parquet" else rel.write_csv)(out)
+    with _readable(db):
+        (rel.write_parquet if suffix == ".parquet" else rel.write_csv)(out)
     click.echo(f"wrote {rel.shape[0]} rows of {schema}.release to {out}")
 
 
@@ -225,6 +246,7 @@ def init(db: str, out: str) -> None:
     from .init import starting_config
     if Path(out).exists():
         _fail(f"{out!r} exists; remove it or give --out")
+    _writable(out, "--out")
     con = _connect(db, read_only=True)
     try:
         text = starting_config(con)

@@ -37,6 +37,9 @@ DEFAULT_EMAP = {
 RESERVED_COLUMNS = ("row_id", "person", "partition_id")
 
 
+MAX_K = 2**31 - 1
+
+
 class ConfigError(ValueError):
     """A configuration that cannot be used; the message names the offending key."""
 
@@ -100,8 +103,9 @@ class Config:
         return cfg
 
     def check_parameters(self) -> None:
-        if not isinstance(self.k, int) or isinstance(self.k, bool) or self.k < 2:
-            raise ConfigError(f"anonymization.k must be an integer >= 2, got {self.k!r}")
+        # (the upper bound: k is stored as an INTEGER, and no source has more persons anyway)
+        if not isinstance(self.k, int) or isinstance(self.k, bool) or not 2 <= self.k <= MAX_K:
+            raise ConfigError(f"anonymization.k must be an integer from 2 to {MAX_K}, got {self.k!r}")
         if not 0.0 <= self.lam <= 1.0:
             raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
         if self.strategy not in STRATEGIES:
@@ -354,4 +358,9 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"configuration file {str(path)!r} not found") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"configuration file {str(path)!r} is not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"configuration file {str(path)!r} is not UTF-8: byte {e.object[e.start]:#04x} at "
+                          f"position {e.start}") from None
+    except OSError as e:
+        raise ConfigError(f"configuration file {str(path)!r} cannot be read: {e.strerror}") from None
     return parse_config(data)

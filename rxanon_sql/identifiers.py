@@ -4,8 +4,11 @@ name, an address) are searched in every text and always replaced; `verify` check
 left in the release. So are their distinctive words, the words of three letters or more that are
 no common word ("Astor" of "Hotel Astor"): a review that says "the Astor" names the hotel too.
 
-Only values with a letter and at least three characters are searched: a bare number such as a
-row id would match every number in the texts."""
+Across the corpus, only values that cannot be mistaken for an everyday word or number are
+searched (sql/identifier_values.sql): three characters or more with a letter, or four digits or
+more. A shorter value (initials "LW", a badge number "48") is still searched in the texts of the
+person it belongs to (rx.person_identifier_values): there it is that person's identifier, not
+someone else's number."""
 from __future__ import annotations
 
 import duckdb
@@ -19,9 +22,6 @@ from .sqlrun import col, ident, lit, run, run_file, table, union_all
 from .udf import replace_function
 from .udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
 
-MIN_LENGTH = 3
-
-
 def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
     person = [cfg.person] if types.get(cfg.person) == "VARCHAR" else []
     return [c for c in (*person, *cfg.direct_identifiers)]
@@ -34,33 +34,28 @@ def dropped_columns(cfg: Config, types: dict[str, str]) -> list[str]:
 
 
 def build_identifier_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
-    """rx.identifier_values(column_name, norm): whole values, then their distinctive words (needs
-    rx.common_words)."""
+    """rx.identifier_values(column_name, norm), searched in every text, and
+    rx.person_identifier_values(person, column_name, norm), searched in the person's own texts:
+    whole values, then their distinctive words (needs rx.common_words)."""
     s = cfg.schema
     selects = []
     for c in _columns(cfg, types):
         source = "person" if c == cfg.person else c
         value = exp.func("lower", exp.func("trim", exp.cast(col(source), "VARCHAR")))
-        selects.append(exp.select(exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm"))
+        selects.append(exp.select(col("person"), exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm"))
                        .from_(table("dataset", s)))
     src = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src")))
     for c in dropped_columns(cfg, types):
         value = exp.func("lower", exp.func("trim", col(c)))
-        selects.append(exp.select(exp.alias_(lit(c), "column_name"), exp.alias_(value, "norm")).from_(src))
-    if selects:
-        whole = exp.select("*").distinct().from_(exp.Subquery(this=union_all(selects), alias="v"))
-        words = exp.select(col("column_name"), exp.alias_(col("word", "u"), "norm")).from_(
-            exp.Subquery(this=whole, alias="w")).join(
-            exp.Unnest(expressions=[exp.func("regexp_extract_all", col("norm"), lit(TOKEN))],
-                       alias=exp.TableAlias(this=ident("u"), columns=[ident("word")])), join_type="CROSS").where(
-            exp.Not(this=col("word", "u").isin(query=exp.select("word").from_(table("common_words", s)))))
-        values = exp.select("*").distinct().from_(exp.Subquery(this=union_all([whole, words]), alias="v")).where(
-            exp.and_(exp.GTE(this=exp.func("length", col("norm")), expression=exp.Literal.number(MIN_LENGTH)),
-                     exp.func("regexp_matches", col("norm"), lit(r"\pL"))))
-    else:
-        values = exp.select(exp.alias_(exp.cast(exp.null(), "VARCHAR"), "column_name"),
-                            exp.alias_(exp.cast(exp.null(), "VARCHAR"), "norm")).where(exp.false())
-    run(con, exp.Create(this=table("identifier_values", s), kind="TABLE", replace=True, expression=values))
+        selects.append(exp.select(exp.alias_(col(cfg.person), "person"), exp.alias_(lit(c), "column_name"),
+                                  exp.alias_(value, "norm")).from_(src))
+    # (without a column, an empty table that keeps the person's type)
+    candidates = union_all(selects) if selects else exp.select(
+        col("person"), exp.alias_(exp.cast(exp.null(), "VARCHAR"), "column_name"),
+        exp.alias_(exp.cast(exp.null(), "VARCHAR"), "norm")).from_(table("dataset", s)).where(exp.false())
+    run(con, exp.Create(this=exp.Table(this=ident("identifier_candidates")), kind="TABLE", replace=True,
+                        expression=candidates, properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+    run_file(con, "identifier_values", s, token=TOKEN)
 
 
 def register_identifier_search(con: duckdb.DuckDBPyConnection, schema: str) -> None:

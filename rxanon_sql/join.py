@@ -163,6 +163,11 @@ def build_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, s
         fmt = cfg.attribute(a).format
         raise InputError(f"column {a!r}: value {v!r} is not a date" + (f" in format {fmt!r}" if fmt else "")
                          + f" ({n} rows; other bad values: {[b[1] for b in bad[1:]]})")
+    bad = con.execute(f"SELECT attribute, txt, count(*) FROM {table('values_infinite', s).sql('duckdb')} "
+                      "GROUP BY ALL ORDER BY 1, 2 LIMIT 1").fetchall()
+    if bad:
+        a, v, n = bad[0]
+        raise InputError(f"column {a!r}: value {v!r} is not a finite number ({n} rows)")
     bad = con.execute(f"SELECT attribute, txt FROM {table('qi_values', s).sql('duckdb')} WHERE num IS NULL "
                       "AND txt IS NOT NULL LIMIT 1").fetchall()
     if bad:

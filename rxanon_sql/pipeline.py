@@ -22,7 +22,7 @@ from .linking import link
 from .measures import measure
 from .partition import partition
 from .persons import build_persons
-from .recognize import build_terms, build_texts, fill_cache, fingerprint, pending_texts, search_batches
+from .recognize import build_terms, build_texts, check_rules, fill_cache, fingerprint, pending_texts, search_batches
 from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
@@ -140,6 +140,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
     register_find(con)
     with report.stage("validate"):
         _check_schema_is_ours(con, cfg)
+        check_rules(cfg)
         types = describe(con, cfg)
         check_columns(cfg, types)
         # Everything that can be wrong with the data is found before NER commits anything, so

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 from sqlglot import exp
 
-from .config import Config
+from .config import Config, ConfigError
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
 from .faults import fault_point
@@ -100,6 +100,18 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
     if cfg.text_columns:
         con.execute("DROP TABLE ner_todo")
     return total
+
+
+def check_rules(cfg: Config) -> None:
+    """A bad pattern or phone region is a configuration error before anything is written: the
+    recognizer would raise it only once NER starts (in a worker process, with workers > 1)."""
+    from .udfs.rules import RuleRecognizer
+    for key, kw in (("phone_regions", {"phone_regions": cfg.phone_regions}),
+                    ("patterns", {"phone_regions": (), "patterns": cfg.patterns})):
+        try:
+            RuleRecognizer(**kw)
+        except ValueError as e:
+            raise ConfigError(f"text.{key}: {e}") from None
 
 
 def make_recognizer(cfg: Config):

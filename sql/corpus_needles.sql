@@ -22,7 +22,9 @@ CREATE OR REPLACE TEMP TABLE needle_labels AS
 WITH found AS (
     SELECT norm, term, label, source, count(*) AS n
     FROM terms_found
-    WHERE label IN (SELECT label FROM rx.labels) OR source = 'identifier'
+    WHERE label IN (SELECT label FROM rx.labels)
+       -- (a value searched in its own person's texts only: "lw" must not take others' words)
+       OR source = 'identifier' AND norm NOT IN (SELECT norm FROM rx.person_identifier_values)
     GROUP BY ALL
 ),
 parts AS (

@@ -62,12 +62,12 @@ SELECT m.row_id, m.person, m.attribute, m.start_pos, m.end_pos, m.term, m.norm,
 FROM mentions AS m
 JOIN number_forms AS f ON f.needle = m.norm
 JOIN (
-    SELECT v.row_id, CAST(v.num AS INTEGER) AS value, min_by(v.attribute, a.position) AS attribute,
+    SELECT v.row_id, TRY_CAST(v.num AS INTEGER) AS value, min_by(v.attribute, a.position) AS attribute,
            min(a.position) AS position
     FROM rx.qi_values AS v JOIN rx.attributes AS a ON a.attribute = v.attribute
     WHERE a.kind = 'numeric' AND a.match_values AND v.num = round(v.num)
       AND v.row_id IN (SELECT row_id FROM mentions)
-    GROUP BY v.row_id, CAST(v.num AS INTEGER)
+    GROUP BY v.row_id, TRY_CAST(v.num AS INTEGER)
 ) AS n ON n.row_id = m.row_id AND n.value = f.value;
 
 INSERT INTO terms_found

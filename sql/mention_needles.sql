@@ -18,13 +18,14 @@ WHERE a.kind IN ('nominal', 'ordinal') AND a.match_values AND v.txt IS NOT NULL 
 -- links the term it lies in. A bare "36" is no needle: spaCy tags it (CARDINAL, DATE), and
 -- linking reads it there (term_numbers); nor is "one", a pronoun far more often than a number.
 -- The forms depend on the number only, so a row carries its numbers (a negative entry in its
--- key below), which are spelled out once per distinct key, not once per row.
+-- key below), which are spelled out once per distinct key, not once per row. (TRY_CAST: a number
+-- beyond INTEGER, 1e12, has no spelled-out form and no link.)
 CREATE OR REPLACE TEMP TABLE number_values AS
-SELECT DISTINCT v.row_id, CAST(v.num AS INTEGER) AS value
+SELECT DISTINCT v.row_id, TRY_CAST(v.num AS INTEGER) AS value
 FROM rx.qi_values AS v
 JOIN rx.attributes AS a ON a.attribute = v.attribute
 WHERE a.kind = 'numeric' AND a.match_values AND v.num = round(v.num)
-  AND CAST(v.num AS INTEGER) IN (SELECT value FROM rx.number_words WHERE NOT ordinal AND value > 1);
+  AND TRY_CAST(v.num AS INTEGER) IN (SELECT value FROM rx.number_words WHERE NOT ordinal AND value > 1);
 
 CREATE OR REPLACE TEMP TABLE number_forms AS
 SELECT value, word AS needle

@@ -1,5 +1,5 @@
 -- Numeric: [min-max] of the partition's values, or the value itself when there is one.
--- Whole numbers print without a decimal point.
+-- Whole numbers print without a decimal point (beyond BIGINT, a huge one prints as a DOUBLE).
 INSERT INTO rx.recoded_values
 WITH bounds AS (
     SELECT p.partition_id, v.attribute, min(v.num) AS lo, max(v.num) AS hi, count(DISTINCT v.num) AS covered
@@ -10,8 +10,8 @@ WITH bounds AS (
 ),
 printed AS (
     SELECT *,
-        CASE WHEN lo = round(lo) THEN CAST(CAST(lo AS BIGINT) AS VARCHAR) ELSE CAST(lo AS VARCHAR) END AS lo_text,
-        CASE WHEN hi = round(hi) THEN CAST(CAST(hi AS BIGINT) AS VARCHAR) ELSE CAST(hi AS VARCHAR) END AS hi_text
+        CASE WHEN lo = round(lo) THEN coalesce(CAST(TRY_CAST(lo AS BIGINT) AS VARCHAR), CAST(lo AS VARCHAR)) ELSE CAST(lo AS VARCHAR) END AS lo_text,
+        CASE WHEN hi = round(hi) THEN coalesce(CAST(TRY_CAST(hi AS BIGINT) AS VARCHAR), CAST(hi AS VARCHAR)) ELSE CAST(hi AS VARCHAR) END AS hi_text
     FROM bounds
 )
 SELECT partition_id, attribute,

@@ -7,7 +7,10 @@ CREATE OR REPLACE TABLE rx.qi_values AS
 WITH v AS (
     SELECT
         r.row_id, r.person, r.attribute, a.kind, r.day,
-        CASE WHEN r.txt IS NULL AND a.kind IN ('nominal', 'ordinal') THEN '(missing)' ELSE r.txt END AS txt
+        CASE WHEN r.txt IS NULL AND a.kind IN ('nominal', 'ordinal') THEN '(missing)'
+             -- (NaN is a missing number: it would otherwise sort above every value and break ranges)
+             WHEN a.kind = 'numeric' AND isnan(TRY_CAST(r.txt AS DOUBLE)) THEN NULL
+             ELSE r.txt END AS txt
     FROM rx.values_raw AS r
     JOIN rx.attributes AS a ON a.attribute = r.attribute
 )
@@ -25,3 +28,6 @@ LEFT JOIN rx.ordinal_order AS o ON o.attribute = v.attribute AND o.value = v.txt
 CREATE OR REPLACE VIEW rx.values_unparsed AS
 -- (An empty date string is a missing date, not a bad one.)
 SELECT attribute, txt FROM rx.qi_values WHERE kind = 'date' AND trim(txt) <> '' AND day IS NULL;
+
+CREATE OR REPLACE VIEW rx.values_infinite AS
+SELECT attribute, txt FROM rx.qi_values WHERE kind = 'numeric' AND isinf(num);
