@@ -142,9 +142,9 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
 def _unrebuilt(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str) -> tuple[int, object]:
     """How many row_ids have rows that rx.audit and its rebuild from rx.dataset (release.audit_rows
     over texts rebuilt with rx.replacements) do not share, and the least of them."""
-    rebuild_texts(con, cfg, _long_form(table("dataset", schema), list(cfg.text_columns), "row_id", "text", "attribute"),
-                  cached=False)
     try:
+        rebuild_texts(con, cfg, _long_form(table("dataset", schema), list(cfg.text_columns), "row_id", "text",
+                                           "attribute"), cached=False)
         source_columns = dataset_columns(con, schema)
         columns = audit_columns(cfg, source_columns)
         rebuilt = exp.Subquery(this=audit_rows(cfg, source_columns), alias=exp.TableAlias(this=ident("b")))
