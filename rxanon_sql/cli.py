@@ -70,8 +70,11 @@ def _print_measures(con, schema: str) -> None:
 
 
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
+    """Run the pipeline; a release that fails its check is reported and exits 1 (the pipeline
+    rolled it back)."""
     from .pipeline import apply
     from .udfs.ner import PipelineNotFound
+    from .verify import ReleaseRejected
 
     def progress(done, total):
         if not quiet:
@@ -80,6 +83,11 @@ def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
         return apply(con, cfg, progress, reuse=reuse)
     except (ConfigError, InputError, PipelineNotFound) as e:
         _fail(str(e))
+    except ReleaseRejected as e:
+        _report_verdict(e.verdict)
+        click.echo(f"rxanon-sql: error: the new release fails its check; it was rolled back, and schema "
+                   f"{cfg.schema!r} holds the previous release, if any", err=True)
+        sys.exit(1)
 
 
 def _report_verdict(v) -> None:
@@ -93,7 +101,11 @@ def _report_verdict(v) -> None:
         click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
     for column, needle, n in v.identifiers[:20]:
         click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
-    _report_suspects(v)
+    if v.unrebuilt_rows:
+        click.echo(f"  FAIL {v.unrebuilt_rows} rows of the audit differ from the release rebuilt from the dataset and "
+                   f"the replacements, e.g. row_id {v.unrebuilt_example}", err=True)
+    if v.audited:
+        _report_suspects(v)
 
 
 def _report_suspects(v) -> None:
@@ -120,10 +132,22 @@ def _persons(n: int) -> str:
 def _verify_and_exit(con, schema: str, k: int | None = None, strict: bool = False) -> None:
     """Verify the release, report the verdict, and exit 0 only when it holds."""
     from .verify import verify
-    v = verify(con, schema, k, strict=strict)
+    try:
+        v = verify(con, schema, k, strict=strict)
+    except ConfigError as e:
+        _fail(f"--k {k}: {e}")
     _report_verdict(v)
     con.close()
     sys.exit(0 if v.ok else 1)
+
+
+def _report_check_and_exit(con, schema: str, verdict) -> None:
+    """Report the check that apply made before its commit, with the residual audit added."""
+    from .verify import audit_residual
+    audit_residual(con, verdict, schema)
+    _report_verdict(verdict)
+    con.close()
+    sys.exit(0 if verdict.ok else 1)
 
 
 @click.group()
@@ -150,13 +174,13 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
         cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy, operator=operator)
     except ConfigError as e:
         _fail(str(e))
-    _apply(con, cfg, quiet=True)
+    report = _apply(con, cfg, quiet=True)
     click.echo(f"The running example of the rx-anon paper, anonymized with k={k}, lambda={lam}, {strategy} "
                f"(database {db}, schema rx):\n")
     _print_release(con, cfg.schema)
     click.echo("")
     _print_measures(con, cfg.schema)
-    _verify_and_exit(con, cfg.schema)
+    _report_check_and_exit(con, cfg.schema, report.verdict)
 
 
 @main.command(name="apply")
@@ -197,7 +221,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
     _print_measures(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
     with _readable(db):
-        _verify_and_exit(con, cfg.schema)
+        _report_check_and_exit(con, cfg.schema, report.verdict)
 
 
 @main.command(name="verify")
@@ -221,21 +245,34 @@ def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
 @click.argument("db")
 @click.argument("out")
 @click.option("--schema", default="rx", show_default=True)
-def export(db: str, out: str, schema: str) -> None:
-    """Write the public release (only rx.release) to OUT, a .parquet or .csv file."""
+@click.option("--allow-unverified", is_flag=True, help="Write the release even when it fails verify's check "
+              "(or without checking it).")
+def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
+    """Write the public release (only rx.release) to OUT, a .parquet or .csv file, if it passes
+    verify's check (without the residual audit, which never fails a plain verdict)."""
     from .sqlrun import table
+    from .verify import verify
     suffix = Path(out).suffix.lower()
     if suffix not in (".parquet", ".csv"):
         _fail(f"export file {out!r} must end in .parquet or .csv")
     _writable(out, "export file")
     con = _connect(db, read_only=True)
-    try:
-        rel = con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
-    except duckdb.CatalogException:
-        _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
+    with _readable(db):
+        try:
+            # (checked here and now rather than read from a recorded verdict: the release may have
+            # been changed since, or written by a version that published failing releases)
+            v = None if allow_unverified else verify(con, schema, residual=False)
+            rel = con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
+        except duckdb.CatalogException:
+            _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
+    if v is not None and not v.ok:
+        _report_verdict(v)
+        click.echo(f"rxanon-sql: error: the release in schema {schema!r} fails verify's check; nothing written "
+                   "(--allow-unverified writes it anyway)", err=True)
+        sys.exit(1)
     with _readable(db):
         (rel.write_parquet if suffix == ".parquet" else rel.write_csv)(out)
-    click.echo(f"wrote {rel.shape[0]} rows of {schema}.release to {out}")
+    click.echo(f"wrote {rel.shape[0]} rows of {schema}.release to {out}" + (" (not verified)" if v is None else ""))
 
 
 @main.command()

@@ -2,7 +2,8 @@
 
 NER fills its cache first, committing as it goes. Everything else happens in one transaction:
 either the whole new `rx` schema is committed, or (on an error or a kill) the previous release
-stays as it was. The user's own tables are only read.
+stays as it was. A release that fails verify's check is rolled back as well. The user's own
+tables are only read.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .release import release
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import create_schema, run_file, table
 from .udf import register_find, system_allocator
+from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
 from .months import month_names, weekday_names
 from .numbers import number_words
@@ -39,6 +41,8 @@ class RunReport:
     counts: dict[str, int] = field(default_factory=dict)
     # join, terms, linking and persons were kept from the run before (reuse.py)
     reused: bool = False
+    # the release's check before the commit (verify.verify without the residual audit)
+    verdict: Verdict | None = None
 
     @contextmanager
     def stage(self, name: str):
@@ -197,6 +201,12 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         for name, q in (("rows", "dataset"), ("persons", "person_ids"), ("partitions", "partition_sizes")):
             report.counts[name] = con.execute(f"SELECT count(*) FROM {table(q, s).sql('duckdb')}").fetchall()[0][0]
         _record_run(con, cfg, report, started)
+        # The check that `verify` makes, on the release before it is committed: one that fails
+        # it is never published, and the previous release stays.
+        with report.stage("check"):
+            report.verdict = verify(con, s, residual=False)
+        if not report.verdict.ok:
+            raise ReleaseRejected(report.verdict)
         fault_point("commit")
         con.execute("COMMIT")
     except BaseException:

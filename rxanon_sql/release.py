@@ -20,9 +20,9 @@ def released_columns(cfg: Config, columns: list[str]) -> list[str]:
     return [c for c in columns if c not in dropped and c not in ("row_id", "person")]
 
 
-def _audit_query(cfg: Config, columns: list[str]) -> exp.Select:
-    """rx.audit: the keys and every released column. A text column is its rebuilt text
-    (rebuild_texts.sql) or, with no edit, the dataset's own."""
+def audit_rows(cfg: Config, columns: list[str]) -> exp.Select:
+    """rx.audit's rows, unordered: the keys and every released column. A text column is its
+    rebuilt text (rebuild_texts.sql) or, with no edit, the dataset's own."""
     s = cfg.schema
     texts = {c: f"t{i}" for i, c in enumerate(cfg.text_columns)}
     out = []
@@ -41,7 +41,12 @@ def _audit_query(cfg: Config, columns: list[str]) -> exp.Select:
         q = q.join(exp.alias_(table("rebuilt_texts"), alias), join_type="LEFT", on=exp.and_(
             exp.EQ(this=col("row_id", alias), expression=col("row_id", "d")),
             exp.EQ(this=col("attribute", alias), expression=lit(c))))
-    return q.order_by(col("partition_id", "p"), _keyed_hash(col("row_id", "d")))
+    return q
+
+
+def audit_columns(cfg: Config, columns: list[str]) -> list[str]:
+    """rx.audit's columns, given rx.dataset's."""
+    return ["row_id", "person", "partition_id", *released_columns(cfg, columns)]
 
 
 def _keyed_hash(row_id: exp.Column) -> exp.Expression:
@@ -50,18 +55,30 @@ def _keyed_hash(row_id: exp.Column) -> exp.Expression:
     return exp.func("hash", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
 
 
+def rebuild_texts(con: duckdb.DuckDBPyConnection, cfg: Config, original: exp.Expression, cached: bool = True) -> None:
+    """The temporary table rebuilt_texts: the texts of `original` (row_id, attribute, text) that
+    rx.replacements edits, edited (release_edits.sql, rebuild_texts.sql)."""
+    drop_temporary(con, "text_edits", "original_texts")
+    run(con, exp.Create(this=exp.table_(ident("original_texts")), kind="VIEW", replace=True, expression=original,
+                        properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
+    for name in ("release_edits", "rebuild_texts"):
+        run_file(con, name, cfg.schema, cached=cached)
+
+
+def dataset_columns(con: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
+    return [r[0] for r in con.execute(f"DESCRIBE {table('dataset', schema).sql('duckdb')}").fetchall()]
+
+
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    drop_temporary(con, "text_edits")
-    for name in ("release_edits", "rebuild_texts"):
-        run_file(con, name, s)
-    columns = [r[0] for r in con.execute(f"DESCRIBE {table('dataset', s).sql('duckdb')}").fetchall()]
+    rebuild_texts(con, cfg, exp.select(col("row_id"), col("attribute"), col("text")).from_(table("texts", s)))
+    columns = dataset_columns(con, s)
     salt = secrets.token_hex(16)
-    run(con, exp.Create(this=table("audit", s), kind="TABLE", replace=True,
-                        expression=_audit_query(cfg, columns)), {"salt": salt})
+    run(con, exp.Create(this=table("audit", s), kind="TABLE", replace=True, expression=audit_rows(cfg, columns)
+                        .order_by(col("partition_id", "p"), _keyed_hash(col("row_id", "d")))), {"salt": salt})
     # Every edited text once more, read by nothing after the audit. (Dropped so that no later
     # statement reads them; inside the run's transaction this frees no memory before the commit.)
-    drop_temporary(con, "rebuilt_texts", "text_edits")
+    drop_temporary(con, "rebuilt_texts", "text_edits", "original_texts")
     # The release is a view of the audit without its keys (DESIGN.md: "release (SQL view)"): a
     # copy of every text cost 1.4 s on the blog corpus shape. A scan keeps the audit's order
     # (partition, then keyed hash); where a connection lets DuckDB reorder a scan, the order

@@ -55,25 +55,36 @@ def _retarget(statement: exp.Expression, schema: str) -> exp.Expression:
 
 
 @functools.lru_cache(maxsize=None)
-def statements(name: str, schema: str = "rx") -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The statements of `sql/<name>.sql` as DuckDB SQL, each with the named parameters it uses."""
+def statements(name: str, schema: str = "rx", cached: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The statements of `sql/<name>.sql` as DuckDB SQL, each with the named parameters it uses.
+    With `cached` false they are rendered from the package's file, never read from the cache
+    file: anyone who can write to the user's cache folder could otherwise rewrite what `verify`
+    runs (an empty leak check), and a key or hash beside the entry could be rewritten as well."""
+    if not cached:
+        return _render(name, schema)
     text = _file(name)
     key = f"{name} {schema} {hashlib.sha256(text.encode()).hexdigest()}"
     cache = _rendered()
     if key not in cache:
-        out = []
-        for stmt in sqlglot.parse(text, read=DIALECT):
-            if stmt is None:
-                continue
-            stmt = _retarget(stmt, schema)
-            params = sorted({p.name for p in stmt.find_all(exp.Placeholder) if p.name})
-            out.append([stmt.sql(dialect=DIALECT), params])
+        out = [[sql, list(params)] for sql, params in _render(name, schema)]
         # (an edited file's older renderings go)
         for old in [k for k in cache if k.startswith(f"{name} {schema} ")]:
             del cache[old]
         cache[key] = out
         _save_rendered(cache)
     return tuple((sql, tuple(params)) for sql, params in cache[key])
+
+
+@functools.lru_cache(maxsize=None)
+def _render(name: str, schema: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    out = []
+    for stmt in sqlglot.parse(_file(name), read=DIALECT):
+        if stmt is None:
+            continue
+        stmt = _retarget(stmt, schema)
+        params = sorted({p.name for p in stmt.find_all(exp.Placeholder) if p.name})
+        out.append((stmt.sql(dialect=DIALECT), tuple(params)))
+    return tuple(out)
 
 
 def _cache_file() -> str:
@@ -112,15 +123,17 @@ def _save_rendered(cache: dict) -> None:
         pass               # a read-only home: the run renders the files every time
 
 
-def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", **params) -> duckdb.DuckDBPyConnection:
+def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", cached: bool = True,
+             **params) -> duckdb.DuckDBPyConnection:
     """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr.
     Returns the connection with the last statement's result, for a file that ends in a query.
+    `cached`: as for statements().
 
     A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
     gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
     that one statement never holds all the texts at once."""
     result = con
-    for i, (sql, names) in enumerate(statements(name, schema)):
+    for i, (sql, names) in enumerate(statements(name, schema, cached)):
         missing = [n for n in names if n not in params and n != "batch"]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")

@@ -1,6 +1,8 @@
 """`rxanon-sql verify`: is the release in a database k-anonymous, and does it leak?
 
 It recomputes, from the release and the audit rather than from the partitioner's bookkeeping:
+the audit itself, rebuilt from rx.dataset (the user's rows), rx.replacements and the recoded
+values, so that a text or value written back into the audit, or texts swapped between rows, fail;
 the equivalence classes (same released quasi-identifiers and same kept terms; each must hold at
 least k persons and give every person one released tuple), the leak check (no surface of a
 suppressed term left uncovered in any text of that person), and the row count.
@@ -8,7 +10,10 @@ suppressed term left uncovered in any text of that person), and the row count.
 The residual audit (sql/residual.sql) trusts not even rx.terms: it lists the tokens and
 capitalised sequences of the released texts that the original texts of fewer than k persons
 hold and that are no common words. Those are suspects, not proof of a leak, so they fail the
-verdict only when it is strict (`verify --strict`)."""
+verdict only when it is strict (`verify --strict`).
+
+Its statements are rendered from the package's SQL files, never read from the user's cache
+folder (sqlrun.statements)."""
 from __future__ import annotations
 
 import time
@@ -21,8 +26,8 @@ from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_la
 from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
-from .release import classes_query
-from .sqlrun import col, drop_temporary, hash_sum, ident, run, run_file, statements, table, union_all
+from .release import audit_columns, audit_rows, classes_query, dataset_columns, rebuild_texts
+from .sqlrun import col, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table, union_all
 
 # Where the audit keeps the common-word table: an in-memory database of its own, because
 # `verify` opens the release read-only and register_vocabulary writes a schema's tables.
@@ -40,6 +45,9 @@ class Verdict:
     leaks: list[tuple] = field(default_factory=list)
     identifiers: list[tuple] = field(default_factory=list)
     mismatched_rows: int = 0
+    # row_ids whose rows in the audit and in its rebuild from the dataset differ; the least of them
+    unrebuilt_rows: int = 0
+    unrebuilt_example: object = None
     rows_released: int = 0
     rows_input: int = 0
     # The residual audit's rows (residual.sql): kind ("token" or "sequence"), suspect,
@@ -47,10 +55,12 @@ class Verdict:
     suspects: list[tuple] = field(default_factory=list)
     residual_seconds: float = 0.0
     strict: bool = False      # suspects fail the verdict too
+    audited: bool = False     # the residual audit ran
 
     @property
     def ok(self) -> bool:
         return (not self.failing and not self.leaks and not self.identifiers and not self.mismatched_rows
+                and not self.unrebuilt_rows
                 and self.rows_released == self.rows_input and self.classes > 0
                 and not (self.strict and self.suspects))
 
@@ -71,6 +81,14 @@ class Verdict:
         return len({r[3] for r in self.suspects})
 
 
+class ReleaseRejected(Exception):
+    """A release that fails its check: the run that built it rolls back and publishes nothing."""
+
+    def __init__(self, verdict: Verdict):
+        super().__init__("the release fails its check")
+        self.verdict = verdict
+
+
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     """The configuration of the run that wrote the release (from rx.runs)."""
     import json
@@ -82,13 +100,14 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
-def _long_form(source: exp.Table, columns: list[str], key: str, value: str) -> exp.Expression:
-    """`source`'s columns one value a row: `key` and the value as VARCHAR (no row when there
-    is no column)."""
-    selects = [exp.select(col(key), exp.alias_(exp.cast(col(c), "VARCHAR"), value)).from_(source.copy())
-               for c in columns]
-    return union_all(selects) if selects else exp.select(col(key), exp.alias_(
-        exp.cast(exp.null(), "VARCHAR"), value)).from_(source.copy()).where(exp.false())
+def _long_form(source: exp.Table, columns: list[str], key: str, value: str, name: str | None = None) -> exp.Expression:
+    """`source`'s columns one value a row: `key`, with `name` the column's name, and the value
+    as VARCHAR (no row when there is no column)."""
+    def select(c: str | None) -> exp.Select:
+        named = [exp.alias_(lit(c) if c else exp.cast(exp.null(), "VARCHAR"), name)] if name else []
+        return exp.select(col(key), *named, exp.alias_(exp.cast(col(c) if c else exp.null(), "VARCHAR"), value)) \
+            .from_(source.copy())
+    return union_all([select(c) for c in columns]) if columns else select(None).where(exp.false())
 
 
 def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, k: int) -> tuple[list[tuple], float]:
@@ -113,24 +132,56 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
         for name, query in (("residual_originals", originals), ("residual_row_values", others)):
             run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
                                 properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
-        rows = run_file(con, "residual", schema, **params).fetchall()
+        rows = run_file(con, "residual", schema, cached=False, **params).fetchall()
     finally:
         drop_temporary(con, *_AUDIT_TABLES)
         con.execute(f"DETACH DATABASE IF EXISTS {ident(AUDIT_CATALOG).sql('duckdb')}")
     return rows, time.perf_counter() - start
 
 
-def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None, strict: bool = False) -> Verdict:
-    """The verdict on the release in `schema`; with `strict`, a residual suspect fails it too."""
+def _unrebuilt(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str) -> tuple[int, object]:
+    """How many row_ids have rows that rx.audit and its rebuild from rx.dataset (release.audit_rows
+    over texts rebuilt with rx.replacements) do not share, and the least of them."""
+    try:
+        rebuild_texts(con, cfg, _long_form(table("dataset", schema), list(cfg.text_columns), "row_id", "text",
+                                           "attribute"), cached=False)
+        source_columns = dataset_columns(con, schema)
+        columns = audit_columns(cfg, source_columns)
+        rebuilt = exp.Subquery(this=audit_rows(cfg, source_columns), alias=exp.TableAlias(this=ident("b")))
+        audit = table("audit", schema)
+        # (as for the release below: equal hash sums, equal rows; compared row by row only when not)
+        if hash_sum(con, rebuilt, columns) == hash_sum(con, audit, columns):
+            return 0, None
+        picked = [col(c) for c in columns]
+        # (each difference a subquery of its own: set operations chain from the left)
+        one_way = lambda a, b: exp.select(col("row_id")).from_(exp.Subquery(this=exp.except_(
+            exp.select(*picked).from_(a.copy()), exp.select(*picked).from_(b.copy()), distinct=False),
+            alias=exp.TableAlias(this=ident("e"))))
+        differing = exp.union(one_way(rebuilt, audit), one_way(audit, rebuilt), distinct=False)
+        return tuple(run(con, exp.select(exp.Count(this=exp.Distinct(expressions=[col("row_id")])),
+                                         exp.func("min", col("row_id"))).from_(
+            exp.Subquery(this=differing, alias=exp.TableAlias(this=ident("d"))))).fetchall()[0])
+    finally:
+        drop_temporary(con, "rebuilt_texts", "text_edits", "original_texts")
+
+
+def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = None, strict: bool = False,
+           residual: bool = True) -> Verdict:
+    """The verdict on the release in `schema`; with `strict`, a residual suspect fails it too.
+    Without `residual`, the residual audit is left out (it writes to a database of its own,
+    which the run's transaction cannot). A k below 2 is a ConfigError, as in the configuration."""
     cfg = stored_config(con, schema)
+    if k is not None:
+        cfg = cfg.with_overrides(k=k)
     register_find_texts(con)
-    k = k if k is not None else cfg.k
+    k = cfg.k
     v = Verdict(k=k, strict=strict)
+    v.unrebuilt_rows, v.unrebuilt_example = _unrebuilt(con, cfg, schema)
     rows = run(con, classes_query(cfg)).fetchall()
     v.classes = len(rows)
     v.smallest = min((r[2] for r in rows), default=0)
     v.failing = [r for r in rows if r[2] < k or r[3] != r[2]]
-    (sql, _), = statements("leaks", schema)
+    (sql, _), = statements("leaks", schema, cached=False)
     v.leaks = con.execute(sql).fetchall()
     # No direct identifier value anywhere in the public release, in any column.
     register_identifier_search(con, schema)
@@ -163,5 +214,12 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
             f"(SELECT count(*) FROM (SELECT {cols} FROM {audit} EXCEPT ALL SELECT {cols} FROM {release}))").fetchall()[0][0]
     v.rows_released = released[0]
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
-    v.suspects, v.residual_seconds = residual_suspects(con, cfg, schema, k)
+    if residual:
+        audit_residual(con, v, schema, cfg)
     return v
+
+
+def audit_residual(con: duckdb.DuckDBPyConnection, v: Verdict, schema: str = "rx", cfg: Config | None = None) -> None:
+    """Add the residual audit to a verdict made without it (verify(..., residual=False))."""
+    v.suspects, v.residual_seconds = residual_suspects(con, cfg or stored_config(con, schema), schema, v.k)
+    v.audited = True

@@ -1,7 +1,8 @@
--- Text edits applied: every text of `text_edits` (row_id, attribute, start_pos, end_pos,
--- replacement; non-overlapping spans) is rebuilt from the pieces between the edits, in order,
--- into `rebuilt_texts` (row_id, attribute, text). Texts without an edit are left out. Used for
--- the release (edits = the replacements).
+-- Text edits applied: every text of `original_texts` (row_id, attribute, text) that
+-- `text_edits` (row_id, attribute, start_pos, end_pos, replacement; non-overlapping spans)
+-- edits is rebuilt from the pieces between the edits, in order, into `rebuilt_texts` (row_id,
+-- attribute, text). Texts without an edit are left out. Used for the release (edits = the
+-- replacements) and by `verify`, which rebuilds the released texts from rx.dataset.
 --
 -- The pieces are joined by a window over the text's pieces whose frame is the whole text at
 -- its last piece and the piece alone elsewhere: a grouped string_agg(... ORDER BY) sorts every
@@ -22,7 +23,7 @@ pieces AS (
            || o.replacement
            || CASE WHEN o.is_last THEN substring(t.text, o.end_pos + 1) ELSE '' END AS piece
     FROM ordered AS o
-    JOIN rx.texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
+    JOIN original_texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
 ),
 joined AS (
     SELECT row_id, attribute, is_last,

@@ -82,12 +82,11 @@ def test_rebuild_applies_edits_in_order_whatever_their_number():
     in characters beyond ASCII, and a text with more edits than any corpus text has, given in
     shuffled order."""
     con = duckdb.connect(":memory:")
-    con.execute("CREATE SCHEMA rx")
-    con.execute("CREATE TABLE rx.texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
+    con.execute("CREATE TEMP TABLE original_texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
     long = "".join(f"w{i:03d} " for i in range(300))
     texts = {(1, "a"): "abcdef", (1, "b"): "abcdef", (2, "a"): "abcdef", (3, "a"): "xyz", (4, "a"): long,
              (5, "a"): "untouched", (6, "a"): "", (7, "a"): "\u00f1and\u00fa y ping\u00fcino"}
-    con.executemany("INSERT INTO rx.texts VALUES (?, ?, ?)", [(r, a, t) for (r, a), t in texts.items()])
+    con.executemany("INSERT INTO original_texts VALUES (?, ?, ?)", [(r, a, t) for (r, a), t in texts.items()])
     edits = [(1, "a", 0, 1, "[A]"), (1, "b", 5, 6, "<F>"), (2, "a", 1, 2, ""), (2, "a", 3, 5, "\u00e9\u00e9\u00e9"),
              (3, "a", 0, 3, "[ALL]"), (6, "a", 0, 0, "+"),
              (7, "a", 0, 5, "[X]"), (7, "a", 8, 16, "[Y]")]

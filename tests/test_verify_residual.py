@@ -204,8 +204,11 @@ def test_verify_strict_passes_without_suspects(residual_db, tmp_path):
     db = str(tmp_path / "clean.duckdb")
     shutil.copy(residual_db, db)
     con = duckdb.connect(db)
-    # every author's texts written as the word "hello" only: common, no suspect left
-    con.execute("UPDATE rx.audit SET text = 'hello'")
+    # every author's texts written as the word "hello" only: common, no suspect left (in the
+    # dataset too, with the replacements as empty edits, since verify rebuilds the audit from them)
+    for name in ("dataset", "audit"):
+        con.execute(f"UPDATE rx.{name} SET text = 'hello'")
+    con.execute("UPDATE rx.replacements SET start_pos = 0, end_pos = 0, replacement = ''")
     con.close()
     r = CliRunner().invoke(main, ["verify", db, "--strict"])
     assert "residual audit: 0 suspect strings" in r.output
