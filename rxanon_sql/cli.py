@@ -241,20 +241,22 @@ def init(db: str, out: str) -> None:
 def entities_cmd(text: str, config_path) -> None:
     """Show the sensitive terms found in TEXT ('-' reads standard input), with labels and offsets."""
     from .entities import entities, format_entities
+    from .labels import check_labels, label_note
     from .udfs.ner import PipelineNotFound
     cfg = None
-    if config_path:
-        try:
-            cfg = load_config(config_path)
-        except ConfigError as e:
-            _fail(str(e))
     if text == "-":
         text = sys.stdin.read()
     try:
+        if config_path:
+            cfg = load_config(config_path)
+            check_labels(cfg)
         spans = entities(text, cfg)
-    except (PipelineNotFound, ValueError) as e:
+        note = label_note(cfg)
+    except (PipelineNotFound, ValueError) as e:      # (ConfigError is a ValueError)
         _fail(str(e))
     click.echo(format_entities(text, spans))
+    if note:
+        click.echo(note)
 
 
 @main.command(name="generate")
