@@ -68,8 +68,14 @@ def produced_labels(cfg: Config, pipeline_labels_: tuple[str, ...]) -> set[str]:
 
 def check_labels(cfg: Config) -> None:
     """A pipeline label that maps to nothing, or a configured label that nothing produces, is a
-    one-line ConfigError: either would leave terms unsuppressed without a word."""
-    labels = pipeline_labels(cfg.pipeline)
+    one-line ConfigError: either would leave terms unsuppressed without a word. A pipeline that
+    is not installed is not checked here: a run whose texts are all in the NER cache needs none,
+    and fill_cache names it where it is needed."""
+    from .udfs.ner import PipelineNotFound
+    try:
+        labels = pipeline_labels(cfg.pipeline)
+    except PipelineNotFound:
+        return
     # (a label listed in text.labels is its own mapping: the user made it sensitive as it is)
     unknown = [l for l in labels if l not in label_map(labels, cfg.label_map) and l not in cfg.labels]
     if unknown:
