@@ -163,20 +163,25 @@ def main() -> None:
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True)
 @click.option("--operator", type=click.Choice(OPERATORS), default="label", show_default=True,
               help="What replaces a term that cannot be kept (see README, Text operators).")
-def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
-    """Write the paper's running example (Table 1) into DB as two relations, anonymize it and print
-    the release and its NCP."""
+@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="en: the paper's example; fr: eight patients' consultation notes in French (needs the French "
+                   "pipeline: pip install \"rxanon-sql[fr]\").")
+def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -> None:
+    """Write the paper's running example (Table 1), or with --lang fr a French one, into DB as two
+    relations, anonymize it and print the release and its NCP."""
     import tomllib
-    from .demo import CONFIG, write_demo_database
+    from . import demo as english, demo_fr as french
+    example = french if lang == "fr" else english
     con = _connect(db)
-    write_demo_database(con)
+    example.write_demo_database(con)
     try:
-        cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy, operator=operator)
+        cfg = parse_config(tomllib.loads(example.CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy,
+                                                                         operator=operator)
     except ConfigError as e:
         _fail(str(e))
     report = _apply(con, cfg, quiet=True)
-    click.echo(f"The running example of the rx-anon paper, anonymized with k={k}, lambda={lam}, {strategy} "
-               f"(database {db}, schema rx):\n")
+    title = "French consultation notes" if lang == "fr" else "The running example of the rx-anon paper"
+    click.echo(f"{title}, anonymized with k={k}, lambda={lam}, {strategy} (database {db}, schema rx):\n")
     _print_release(con, cfg.schema)
     click.echo("")
     _print_measures(con, cfg.schema)
@@ -300,20 +305,22 @@ def init(db: str, out: str) -> None:
 def entities_cmd(text: str, config_path) -> None:
     """Show the sensitive terms found in TEXT ('-' reads standard input), with labels and offsets."""
     from .entities import entities, format_entities
+    from .labels import check_labels, label_note
     from .udfs.ner import PipelineNotFound
     cfg = None
-    if config_path:
-        try:
-            cfg = load_config(config_path)
-        except ConfigError as e:
-            _fail(str(e))
     if text == "-":
         text = sys.stdin.read()
     try:
+        if config_path:
+            cfg = load_config(config_path)
+            check_labels(cfg)
         spans = entities(text, cfg)
-    except (PipelineNotFound, ValueError) as e:
+        note = label_note(cfg)
+    except (PipelineNotFound, ValueError) as e:      # (ConfigError is a ValueError)
         _fail(str(e))
     click.echo(format_entities(text, spans))
+    if note:
+        click.echo(note)
 
 
 @main.command(name="generate")

@@ -33,17 +33,24 @@ CAPITALISED_SEQUENCE = rf"\p{{Lu}}[\pL\pN_]+(?:{SEQUENCE_GAP}+\p{{Lu}}[\pL\pN_]+
 DEFAULT_ZIPF = 3.5
 
 
-def pipeline_language(pipeline: str) -> str:
-    """The language code of a spaCy pipeline package or folder, from its meta.json, without
-    loading spaCy; "en" when it cannot be told."""
+def pipeline_meta(pipeline: str) -> dict:
+    """The meta.json of a spaCy pipeline package or folder, without loading spaCy; {} when there
+    is none."""
     folder = Path(pipeline)
     if not (folder / "meta.json").is_file():
         spec = importlib.util.find_spec(pipeline) if pipeline.isidentifier() else None
         folder = Path(spec.origin).parent if spec and spec.origin else folder
     try:
-        return json.loads((folder / "meta.json").read_text()).get("lang") or "en"
+        meta = json.loads((folder / "meta.json").read_text())
     except (OSError, ValueError):
-        return "en"
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def pipeline_language(pipeline: str) -> str:
+    """The language code of a spaCy pipeline package or folder, from its meta.json, without
+    loading spaCy; "en" when it cannot be told."""
+    return pipeline_meta(pipeline).get("lang") or "en"
 
 
 @functools.lru_cache(maxsize=8)

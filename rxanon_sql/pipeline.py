@@ -19,6 +19,7 @@ import duckdb
 from . import __version__
 from .config import Config
 from .join import InputError, build_dataset, build_values, check_columns, check_persons, describe
+from .labels import check_labels
 from .linking import link
 from .measures import measure
 from .partition import partition
@@ -147,6 +148,8 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         check_rules(cfg)
         types = describe(con, cfg)
         check_columns(cfg, types)
+        if cfg.text_columns:
+            check_labels(cfg)
         # Everything that can be wrong with the data is found before NER commits anything, so
         # that bad input leaves the database as it was: a first pass builds the dataset and the
         # values in a transaction that is rolled back. With every text in the NER cache nothing

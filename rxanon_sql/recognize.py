@@ -117,7 +117,7 @@ def check_rules(cfg: Config) -> None:
 def make_recognizer(cfg: Config):
     """The recognizer behind `rx_ner`: in this process, or a pool of cfg.workers processes."""
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
-    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard}
+    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard, "label_map": cfg.label_map}
     if cfg.workers > 1:
         from .udfs.parallel import ParallelRecognizer
         return ParallelRecognizer(cfg.workers, *args, **guards)

