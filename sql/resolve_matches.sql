@@ -6,9 +6,10 @@
 
 -- A rare number inside a span that only may state an attribute ("36" of a CARDINAL "36 years
 -- old") is left to linking: linked, the span's stating part is recoded; not linked, the span
--- becomes a RARE term (linking.sql). A rare word that is no number ("30ish" of "5.30ish") stays a
--- match: the span may yet give way to another match ("5" of a MONEY elsewhere), and the word
--- with it.
+-- becomes a RARE term (linking.sql). Not where a match of another surface takes the span apart
+-- ("50" of the CARDINAL "224 50", a MONEY elsewhere): the span is gone then, and "224" with it.
+-- A rare word that is no number ("30ish" of "5.30ish") stays a match: the span may yet give way
+-- to another match ("5" of a MONEY elsewhere), and the word with it.
 DELETE FROM counted_matches
 WHERE rowid IN (
     SELECT m.rowid
@@ -19,6 +20,13 @@ WHERE rowid IN (
       ON f.row_id = t.row_id AND f.attribute = t.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
     WHERE n.label = 'RARE' AND regexp_matches(m.needle, '^[0-9]+$')
       AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
+      AND NOT EXISTS (
+          SELECT 1
+          FROM counted_matches AS o
+          JOIN corpus_needles AS on_ ON on_.norm = o.needle
+          WHERE o.text_id = m.text_id AND o.start_pos < f.end_pos AND f.start_pos < o.end_pos
+            AND NOT (on_.label = 'RARE' AND regexp_matches(o.needle, '^[0-9]+$'))
+      )
 );
 
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the

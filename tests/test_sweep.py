@@ -1,0 +1,67 @@
+"""The sweep (sql/sweep.sql): a surface replaced somewhere in a person's texts, and kept nowhere,
+is replaced everywhere in them, whichever span the earlier choices left it in. The sentences are
+from the blog authorship corpus, where each of these once ended in a leak report."""
+import duckdb
+import pyarrow as pa
+import pytest
+
+from helpers import config_from, rows
+from rxanon_sql.pipeline import apply
+from rxanon_sql.verify import verify
+from rxanon_sql.udfs.corpus import find_bare_arrow
+
+CONFIG = """
+[source]
+relations = ["t"]
+person = "id"
+[attributes.age]
+type = "numeric"
+[attributes.topic]
+type = "nominal"
+[text]
+columns = ["text"]
+[anonymization]
+k = 2
+"""
+
+OTHERS = [(2, 50, "Arts", "nothing here"), (3, 51, "Arts", "nothing"), (4, 52, "Arts", "nothing at all")]
+
+
+def release_of(texts, topic="Law", sweep=True, monkeypatch=None):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, topic VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(1, 30, topic, x) for x in texts] + OTHERS)
+    apply(con, config_from(CONFIG))
+    return con, [r[0] for r in rows(con, "SELECT text FROM rx.audit WHERE person = 1")]
+
+
+@pytest.mark.parametrize("texts, surface", [
+    # "Law" is the person's topic: linked and recoded alone, which left the NORP "German" beside it
+    (["We haven't even started our German Law classes and we have finals.", "My German teacher is strict."],
+     "German"),
+    # "224" of the CARDINAL "224 50" was left to linking, and "50", a MONEY elsewhere, replaced the span
+    (["Start the day at 224 50 to win 90 on the Pistons +180 L at 174", "I lost $50 on the Pistons.",
+      "Room 224 was cold."], "224"),
+    # the same without a "224" elsewhere: a rare number whose span another match replaced
+    # (resolve_matches.sql)
+    (["Start the day at 224 50 to win 90 on the Pistons +180 L at 174", "I lost $50 on the Pistons."], "224"),
+])
+def test_a_surface_replaced_elsewhere_is_replaced_here(texts, surface):
+    con, released = release_of(texts)
+    replaced = rows(con, "SELECT DISTINCT norm FROM rx.replacements WHERE person = 1 AND reason = 'suppressed'")
+    assert (surface.lower(),) in replaced, replaced
+    assert not [t for t in released if surface in t.split() or f" {surface} " in f" {t} "], released
+    assert verify(con).ok
+
+
+def test_find_bare_skips_what_the_blanks_cover():
+    items = pa.array([[{"id": 7, "text": "New York and York, new york", "blanks": [{"start_pos": 4, "end_pos": 8}]},
+                       {"id": 8, "text": "York\u200bshire york", "blanks": None}]],
+                     type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string()), ("blanks", pa.list_(
+                         pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32())])))])))
+    got = find_bare_arrow(items, pa.array([["new york", "york"]])).to_pylist()[0]
+    found = {(m["id"], m["start_pos"], m["end_pos"], m["needle"]) for m in got}
+    # "York" at 4 is blanked, so "New York" there is not whole; the second "New York" is
+    assert found == {(7, 13, 17, "york"), (7, 19, 27, "new york"), (7, 23, 27, "york"),
+                     # (glue before a lower-case letter: read both ways, as the corpus search does)
+                     (8, 0, 4, "york"), (8, 11, 15, "york")}
