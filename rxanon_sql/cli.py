@@ -128,11 +128,17 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str) -> None:
     the release and its NCP."""
     import tomllib
     from .demo import CONFIG, write_demo_database
-    con = _connect(db)
-    write_demo_database(con)
+    from .pipeline import check_schema_is_ours
     try:
         cfg = parse_config(tomllib.loads(CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy, operator=operator)
     except ConfigError as e:
+        _fail(str(e))
+    con = _connect(db)
+    try:
+        # (before the demo's tables are written, which the run's own check comes after)
+        check_schema_is_ours(con, cfg.schema)
+        write_demo_database(con)
+    except InputError as e:
         _fail(str(e))
     _apply(con, cfg, quiet=True)
     click.echo(f"The running example of the rx-anon paper, anonymized with k={k}, lambda={lam}, {strategy} "
