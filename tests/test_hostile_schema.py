@@ -243,3 +243,13 @@ def test_a_qualified_relation_is_read_from_its_schema():
     apply(con, config('relations = ["a", "archive.p"]'))
     assert all(b.endswith("(archived)") for (b,) in rows(con, "SELECT body FROM rx.release"))
     assert scalar(con, "SELECT count(*) FROM rx.release") == len(POSTS)
+
+
+def test_init_takes_ID_and_id_for_one_column():
+    from rxanon_sql.init import starting_config
+    con = make(p_columns='"ID" INTEGER, body VARCHAR', posts=[(i, "a text long enough to be taken for free text " * 2)
+                                                             for i, *_ in AUTHORS])
+    text = starting_config(con)
+    assert "[attributes.ID]" not in text and 'person = "id"' in text
+    apply(con, config_from(text, k=2))
+    assert scalar(con, "SELECT count(*) FROM rx.release") == len(POSTS)
