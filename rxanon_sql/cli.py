@@ -171,13 +171,19 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
     relations, anonymize it and print the release and its NCP."""
     import tomllib
     from . import demo as english, demo_fr as french
+    from .pipeline import check_schema_is_ours
     example = french if lang == "fr" else english
-    con = _connect(db)
-    example.write_demo_database(con)
     try:
         cfg = parse_config(tomllib.loads(example.CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy,
                                                                          operator=operator)
     except ConfigError as e:
+        _fail(str(e))
+    con = _connect(db)
+    try:
+        # (before the demo's tables are written, which the run's own check comes after)
+        check_schema_is_ours(con, cfg.schema)
+        example.write_demo_database(con)
+    except InputError as e:
         _fail(str(e))
     report = _apply(con, cfg, quiet=True)
     title = "French consultation notes" if lang == "fr" else "The running example of the rx-anon paper"

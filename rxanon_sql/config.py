@@ -60,6 +60,9 @@ class Attribute:
 @dataclass(frozen=True)
 class Config:
     relations: tuple[str, ...] = ()
+    # Each relation as DuckDB found it, (name,) or (schema, name) or (catalog, schema, name): set
+    # by join.resolve from the database, not a configuration key.
+    relation_paths: tuple[tuple[str, ...], ...] = ()
     query: str | None = None
     person: str = "id"
     join_keys: tuple[str, ...] = ()     # columns the relations may share; default: the person column
@@ -349,17 +352,21 @@ def _check_query(query: str) -> None:
 
 
 def _check_roles(cfg: Config) -> None:
-    roles: dict[str, str] = {}
+    from .sqlrun import fold
+    # (by DuckDB's name rule: "Age" and "age" are one column, "PERSON" is the reserved "person")
+    roles: dict[str, tuple[str, str]] = {}
     for role, names in (("source.person", (cfg.person,)),
                         ("source.direct_identifiers", cfg.direct_identifiers),
                         ("source.insensitive", cfg.insensitive),
                         ("attributes", cfg.quasi_identifiers),
                         ("text.columns", cfg.text_columns)):
         for n in names:
-            if n in roles:
-                raise ConfigError(f"column {n!r} is given two roles: {roles[n]} and {role}")
-            roles[n] = role
-            if n in RESERVED_COLUMNS and role != "source.person":
+            if fold(n) in roles:
+                first, other = roles[fold(n)]
+                named = repr(n) if first == n else f"{first!r} ({n!r})"
+                raise ConfigError(f"column {named} is given two roles: {other} and {role}")
+            roles[fold(n)] = (n, role)
+            if fold(n) in RESERVED_COLUMNS and role != "source.person":
                 raise ConfigError(f"column name {n!r} ({role}) is reserved by rxanon-sql; rename it in a source.query")
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import duckdb
 
+from .join import InputError
+from .sqlrun import fold, schema_objects, table
+
 AUTHORS = [
     (1, "male", 36, "Education", "Aries"),
     (2, "male", 24, "Student", "Leo"),
@@ -62,6 +65,33 @@ strategy = "mondrian"
 
 
 def write_demo_database(con: duckdb.DuckDBPyConnection) -> None:
+    """The two relations, in schema main."""
+    write_example(con, _write, ("authors", "posts"))
+
+
+def write_example(con: duckdb.DuckDBPyConnection, write, names: tuple[str, ...]) -> None:
+    """An example's relations (`write` writes them), in schema main. A table or view of their
+    names (in any case) that holds anything but the example's own columns and rows, from an
+    earlier run of it, is refused, not replaced."""
+    demo = duckdb.connect()
+    write(demo)
+    for name in sorted(schema_objects(con, "main")):
+        if fold(name) in names and _content(con, name) != _content(demo, fold(name)):
+            raise InputError(f"the database already holds a table {name!r} that is not the demo's; "
+                             "give the demo another --db")
+    write(con)
+
+
+def _content(con: duckdb.DuckDBPyConnection, name: str):
+    """The columns and rows of base table main.<name> (None for a view, which no table replaces)."""
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND "
+                       "schema_name = 'main' AND table_name = ?", [name]).fetchall()[0][0]:
+        return None
+    t = table(name, "main").sql("duckdb")
+    return con.execute(f"DESCRIBE {t}").fetchall(), con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+
+
+def _write(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE OR REPLACE TABLE authors (id INTEGER, gender VARCHAR, age INTEGER, topic VARCHAR, sign VARCHAR)")
     con.execute("CREATE OR REPLACE TABLE posts (id INTEGER, date VARCHAR, text VARCHAR)")
     con.executemany("INSERT INTO authors VALUES (?, ?, ?, ?, ?)", AUTHORS)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import duckdb
 
+from .demo import write_example
+
 PATIENTS = [
     (1, "F", 38, "Nantes"),
     (2, "M", 29, "Toulouse"),
@@ -62,6 +64,12 @@ lambda = 0.5
 
 
 def write_demo_database(con: duckdb.DuckDBPyConnection) -> None:
+    """The two relations, in schema main (refused over tables of those names that are not the
+    example's: demo.write_example)."""
+    write_example(con, _write, ("patients", "notes"))
+
+
+def _write(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE OR REPLACE TABLE patients (id INTEGER, sexe VARCHAR, age INTEGER, ville VARCHAR)")
     con.execute("CREATE OR REPLACE TABLE notes (note_id INTEGER, id INTEGER, date_visite DATE, texte VARCHAR)")
     con.executemany("INSERT INTO patients VALUES (?, ?, ?, ?)", PATIENTS)

@@ -8,7 +8,7 @@ import duckdb
 from sqlglot import exp
 
 from .join import DATE_TYPES, NUMERIC_TYPES, InputError
-from .sqlrun import col, run, table
+from .sqlrun import col, fold, run, table
 
 TEXT_MIN_AVG_LENGTH = 40
 
@@ -28,12 +28,15 @@ def starting_config(con: duckdb.DuckDBPyConnection) -> str:
             "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' "
             "AND table_name = ? ORDER BY ordinal_position", [t]).fetchall()] for t in tables}
     names = [c for c, _ in columns[tables[0]]]
-    shared = [c for c in names if all(c in dict(columns[t]) for t in tables)]
+    # (column names compare as DuckDB compares them: the natural join takes "ID" for "id")
+    folded = {t: {fold(c) for c, _ in columns[t]} for t in tables}
+    shared = [c for c in names if all(fold(c) in folded[t] for t in tables)]
     person = next((c for c in shared if c.lower() in ("id", "person", "person_id", "user_id")), shared[0] if shared else names[0])
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, str]] = {}
     for t in tables:
         for c, typ in columns[t]:
-            seen.setdefault(c, typ)
+            seen.setdefault(fold(c), (c, typ))
+    seen = dict(seen.values())
     lines = ["# Starting configuration written by `rxanon-sql init`: check every role before use.",
              "[source]", f"relations = {json.dumps(tables)}   # natural join, in this order",
              f"person = {json.dumps(person)}", "direct_identifiers = []", "insensitive = []", ""]
@@ -43,7 +46,7 @@ def starting_config(con: duckdb.DuckDBPyConnection) -> str:
             continue
         base = typ.split("(")[0]
         if base == "VARCHAR":
-            t = next(t for t in tables if c in dict(columns[t]))
+            t = next(t for t in tables if fold(c) in folded[t])
             avg = run(con, exp.select(exp.func("avg", exp.func("length", col(c)))).from_(table(t))).fetchall()[0][0] or 0
             if avg >= TEXT_MIN_AVG_LENGTH:
                 texts.append(c)

@@ -5,12 +5,14 @@ that do not depend on the configured column names.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import duckdb
 import sqlglot
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, fold, ident, lit, run, run_file, table, union_all
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
@@ -21,53 +23,125 @@ class InputError(ValueError):
     """Input data that cannot be anonymized as configured; the message names table, column or value."""
 
 
+def relation_table(path: tuple[str, ...]) -> exp.Table:
+    *outer, name = path
+    catalog, db = ([None] * (2 - len(outer)) + outer)
+    return exp.table_(ident(name), db=ident(db) if db else None, catalog=ident(catalog) if catalog else None)
+
+
 def source_query(cfg: Config) -> exp.Query:
     """The relation D: the user's SELECT, or the natural join of the configured relations."""
     if cfg.query:  # checked to be one SELECT when the configuration was parsed
         return sqlglot.parse_one(cfg.query, read="duckdb")
-    query = exp.select("*").from_(table(cfg.relations[0]))
-    for name in cfg.relations[1:]:
-        query = query.join(table(name), join_type="NATURAL")
+    tables = [relation_table(p) for p in cfg.relation_paths or [(n,) for n in cfg.relations]]
+    query = exp.select("*").from_(tables[0])
+    for t in tables[1:]:
+        query = query.join(t, join_type="NATURAL")
     return query
 
 
-def describe(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
-    """Column name -> DuckDB type of D; a missing relation is reported by name."""
+def resolve(con: duckdb.DuckDBPyConnection, cfg: Config) -> tuple[Config, dict[str, str]]:
+    """The configuration with its relations as DuckDB finds them and its column names spelt as in
+    the source, and the columns of D (name -> DuckDB type); every check of the source's shape."""
     columns: dict[str, list[str]] = {}
+    paths = []
     for name in cfg.relations:
-        columns[name] = [r[0] for r in con.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = ? ORDER BY ordinal_position",
-            [name]).fetchall()]
-        if not columns[name]:
-            raise InputError(f"relation {name!r} not found in the database")
+        path, columns[name] = _find_relation(con, name)
+        paths.append(path)
+    cfg = dataclasses.replace(cfg, relation_paths=tuple(paths))
+    types = describe(con, cfg, columns)
+    spelt = {fold(c): c for c in types}
+
+    def as_source(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(spelt.get(fold(n), n) for n in names)
+    cfg = dataclasses.replace(
+        cfg, person=as_source((cfg.person,))[0], direct_identifiers=as_source(cfg.direct_identifiers),
+        insensitive=as_source(cfg.insensitive), text_columns=as_source(cfg.text_columns),
+        attributes=tuple(dataclasses.replace(a, name=as_source((a.name,))[0]) for a in cfg.attributes))
+    check_columns(cfg, types)
+    return cfg, types
+
+
+def _find_relation(con: duckdb.DuckDBPyConnection, name: str) -> tuple[tuple[str, ...], list[str]]:
+    """Where DuckDB finds the relation `name` (through its search path, in any case), and its
+    columns. The name is first taken whole, so that a table named "a.b" is found; then, split at
+    its dots, as schema.table or catalog.schema.table."""
+    parts = tuple(name.split("."))
+    for path in [(name,)] + ([parts] if len(parts) in (2, 3) and all(parts) else []):
+        try:
+            described = run(con, exp.Describe(this=exp.select("*").from_(relation_table(path)))).fetchall()
+        except duckdb.CatalogException:
+            continue
+        except duckdb.Error as e:
+            raise InputError(f"relation {name!r} cannot be read: {str(e).splitlines()[0]}") from None
+        return path, [r[0] for r in described]
+    raise InputError(f"relation {name!r} not found in the database")
+
+
+def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]]) -> dict[str, str]:
+    """Column name -> DuckDB type of D, given each relation's columns (resolve). Column names are
+    compared as DuckDB compares them (sqlrun.fold): a natural join joins "gender" with "GENDER"."""
+    person = fold(cfg.person)
     for name, cols in columns.items():
-        if cfg.person in cols:
-            # A NULL person would silently vanish in the natural join.
-            nulls = run(con, exp.select(exp.Count(this=exp.Star())).from_(table(name)).where(
-                exp.Is(this=col(cfg.person), expression=exp.null()))).fetchall()[0][0]
-            if nulls:
-                raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows of relation {name!r}")
-    if cfg.relations and not any(cfg.person in cols for cols in columns.values()):
+        for c in cols:
+            if fold(c) == person:
+                # A NULL person would silently vanish in the natural join.
+                nulls = run(con, exp.select(exp.Count(this=exp.Star())).from_(_relation_of(cfg, name)).where(
+                    exp.Is(this=col(c), expression=exp.null()))).fetchall()[0][0]
+                if nulls:
+                    raise InputError(f"person column {cfg.person!r} is NULL in {nulls} rows of relation {name!r}")
+    if cfg.relations and not any(fold(c) == person for cols in columns.values() for c in cols):
         raise InputError(f"column {cfg.person!r} (source.person) not found in relations {list(cfg.relations)}")
     # A natural join joins on every shared name: a shared column that is not a join key would
     # silently drop rows, so it is an error.
-    keys = set(cfg.join_keys or (cfg.person,))
-    owners: dict[str, str] = {}
+    keys = {fold(k) for k in cfg.join_keys or (cfg.person,)}
+    owners: dict[str, tuple[str, str]] = {}
     for name, cols in columns.items():
         for c in cols:
-            if c in owners and c not in keys:
-                raise InputError(f"relations {owners[c]!r} and {name!r} both have column {c!r}, which is not a join key "
-                                 f"(source.join_keys = {sorted(keys)}); rename it in a source.query or list it in source.join_keys")
-            owners.setdefault(c, name)
+            if fold(c) in owners and fold(c) not in keys:
+                first, owner = owners[fold(c)]
+                named = repr(c) if first == c else f"{first!r} ({c!r} in {name!r})"
+                raise InputError(f"relations {owner!r} and {name!r} both have column {named}, which is not a join key "
+                                 f"(source.join_keys = {sorted(cfg.join_keys or (cfg.person,))}); rename it in a "
+                                 "source.query or list it in source.join_keys")
+            owners.setdefault(fold(c), (c, name))
     try:
         rows = run(con, exp.Describe(this=source_query(cfg))).fetchall()
     except duckdb.Error as e:
         raise InputError(f"the source cannot be read: {str(e).splitlines()[0]}") from None
     names = [r[0] for r in rows]
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    dupes = sorted({n for n in names if [fold(m) for m in names].count(fold(n)) > 1})
     if dupes:
-        raise InputError(f"the source has duplicate column names {dupes}; rename them in source.query")
+        raise InputError(f"the source has duplicate column names {dupes} (DuckDB's names ignore case); "
+                         "rename them in source.query")
+    _check_nothing_dropped(con, cfg, columns, keys)
     return {r[0]: r[1] for r in rows}
+
+
+def _relation_of(cfg: Config, name: str) -> exp.Table:
+    return relation_table(cfg.relation_paths[cfg.relations.index(name)])
+
+
+def _check_nothing_dropped(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]],
+                           keys: set[str]) -> None:
+    """Every row of every relation reaches D: a row whose join keys find no partner in the other
+    relations (or are NULL) would vanish from the natural join, and with it from the release."""
+    if len(cfg.relations) < 2:
+        return
+    joined = exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("d")))
+    if not run(con, exp.select(exp.Exists(this=exp.select(exp.Literal.number(1)).from_(joined.copy())))).fetchall()[0][0]:
+        return          # (build_dataset names an empty source)
+    for name, cols in columns.items():
+        on = [c for c in cols if fold(c) in keys]
+        if not on:
+            continue    # (no shared column: a cross join, which drops nothing)
+        partner = exp.select(exp.Literal.number(1)).from_(joined.copy()).where(
+            exp.and_(*[exp.EQ(this=col(c, "d"), expression=col(c, "r")) for c in on]))
+        lost = run(con, exp.select(exp.Count(this=exp.Star())).from_(
+            exp.alias_(_relation_of(cfg, name), "r")).where(exp.Not(this=exp.Exists(this=partner)))).fetchall()[0][0]
+        if lost:
+            raise InputError(f"{lost} rows of relation {name!r} find no partner on column(s) {on} in the natural join "
+                             f"of relations {list(cfg.relations)} and would be dropped; give the join in a source.query")
 
 
 def check_columns(cfg: Config, types: dict[str, str]) -> None:

@@ -18,7 +18,7 @@ import duckdb
 
 from . import __version__
 from .config import Config
-from .join import InputError, build_dataset, build_values, check_columns, check_persons, describe
+from .join import InputError, build_dataset, build_values, check_persons, resolve
 from .labels import check_labels
 from .linking import link
 from .measures import measure
@@ -28,7 +28,7 @@ from .recognize import build_terms, build_texts, check_rules, fill_cache, finger
 from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
-from .sqlrun import create_schema, run_file, table
+from .sqlrun import OWNED, create_schema, mark_owned, run_file, schema_objects, table
 from .udf import register_find, system_allocator
 from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
@@ -88,14 +88,20 @@ def _installed(package: str) -> str | None:
         return None
 
 
+# rx.runs as this version writes it: the columns of its first version, then those later versions
+# added (a runs table of an earlier one gets them on its next run).
+RUNS_COLUMNS = (("run_id", "INTEGER"), ("started_at", "TIMESTAMP"), ("finished_at", "TIMESTAMP"), ("k", "INTEGER"),
+                ("lam", "DOUBLE"), ("strategy", "VARCHAR"), ("operator", "VARCHAR"), ("rows", "BIGINT"),
+                ("persons", "BIGINT"), ("partitions", "BIGINT"), ("texts_recognized", "BIGINT"), ("levels", "INTEGER"),
+                ("versions", "JSON"), ("timings", "JSON"), ("config", "JSON"))
+RUNS_COLUMNS_ADDED = (("reused", "BOOLEAN"), ("ncp_a", "DOUBLE"), ("ncp_x", "DOUBLE"), ("ncp", "DOUBLE"))
+
+
 def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> None:
     s = cfg.schema
-    con.execute(f"""CREATE TABLE IF NOT EXISTS {table('runs', s).sql('duckdb')} (
-        run_id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, k INTEGER, lam DOUBLE,
-        strategy VARCHAR, operator VARCHAR, rows BIGINT, persons BIGINT, partitions BIGINT,
-        texts_recognized BIGINT, levels INTEGER, versions JSON, timings JSON, config JSON)""")
-    # (columns later versions added: a runs table of an earlier one gets them here)
-    for column, kind in (("reused", "BOOLEAN"), ("ncp_a", "DOUBLE"), ("ncp_x", "DOUBLE"), ("ncp", "DOUBLE")):
+    con.execute(f"CREATE TABLE IF NOT EXISTS {table('runs', s).sql('duckdb')} "
+                f"({', '.join(f'{c} {kind}' for c, kind in RUNS_COLUMNS)})")
+    for column, kind in RUNS_COLUMNS_ADDED:
         con.execute(f"ALTER TABLE {table('runs', s).sql('duckdb')} ADD COLUMN IF NOT EXISTS {column} {kind}")
     # (each run's NCP beside its k and lambda: rx.ncp holds the last run's only)
     ncp = con.execute(f"SELECT ncp_a, ncp_x, ncp FROM {table('ncp', s).sql('duckdb')}").fetchall()[0]
@@ -113,13 +119,36 @@ def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> No
         report.reused, *ncp])
 
 
-def _check_schema_is_ours(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
-    """The output schema is replaced wholesale: refuse one that holds tables rxanon-sql did not write."""
-    names = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = ?", [cfg.schema]).fetchall()}
-    if names and "runs" not in names and names != {"ner_cache"}:
-        raise InputError(f"schema {cfg.schema!r} holds tables rxanon-sql did not write ({sorted(names)[:5]}); "
-                         "choose another anonymization.schema")
+def check_schema_is_ours(con: duckdb.DuckDBPyConnection, schema: str) -> None:
+    """Runs write only into a schema rxanon-sql owns: one that is empty or missing, or whose every
+    table and view its marker (sqlrun.OWNED) lists. A schema of a version before the marker is
+    taken as rxanon-sql's when it holds rx.runs with exactly the columns rxanon-sql gives it, or
+    (a first run killed after NER) nothing but rx.ner_cache with its columns: a user's table of
+    that name would have to copy those columns by accident."""
+    names = schema_objects(con, schema)
+    if OWNED in names:
+        listed = {r[0] for r in con.execute(f"SELECT table_name FROM {table(OWNED, schema).sql('duckdb')}").fetchall()}
+        foreign = names - listed
+    elif "runs" in names and _is_runs_table(_columns(con, schema, "runs")):
+        foreign = set()
+    elif names == {"ner_cache"} and _columns(con, schema, "ner_cache") == ["fingerprint", "text_hash", "entities"]:
+        foreign = set()     # (the columns of sql/ner_cache.sql)
+    else:
+        foreign = names
+    if foreign:
+        raise InputError(f"schema {schema!r} holds tables rxanon-sql did not write ({sorted(foreign)[:5]}), which a "
+                         "run would replace; choose another anonymization.schema (--schema)")
+
+
+def _columns(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> list[str]:
+    return [r[0] for r in con.execute(f"DESCRIBE {table(name, schema).sql('duckdb')}").fetchall()]
+
+
+def _is_runs_table(columns: list[str]) -> bool:
+    first = [c for c, _ in RUNS_COLUMNS]
+    added = [c for c, _ in RUNS_COLUMNS_ADDED]
+    # (each version added its columns in this order, so an older table holds a prefix of them)
+    return columns[:len(first)] == first and columns[len(first):] == added[:len(columns) - len(first)]
 
 
 def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], fingerprint: str) -> None:
@@ -144,10 +173,9 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
     started = dt.datetime.now()
     register_find(con)
     with report.stage("validate"):
-        _check_schema_is_ours(con, cfg)
+        check_schema_is_ours(con, cfg.schema)
         check_rules(cfg)
-        types = describe(con, cfg)
-        check_columns(cfg, types)
+        cfg, types = resolve(con, cfg)
         if cfg.text_columns:
             check_labels(cfg)
         # Everything that can be wrong with the data is found before NER commits anything, so
@@ -210,6 +238,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
             report.verdict = verify(con, s, residual=False)
         if not report.verdict.ok:
             raise ReleaseRejected(report.verdict)
+        mark_owned(con, s)
         fault_point("commit")
         con.execute("COMMIT")
     except BaseException:

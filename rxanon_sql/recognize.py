@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from .config import Config, ConfigError
 from .join import source_query
-from .sqlrun import col, create_schema, drop_base_table, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
 from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
@@ -91,6 +91,8 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
     if total:
         create_schema(con, cfg.schema)
         run_file(con, "ner_cache", cfg.schema)
+        # (committed now, before the run's own transaction: the cache is rxanon-sql's from the start)
+        mark_owned(con, cfg.schema)
         recognizer = make_recognizer(cfg)
         register_ner(con, recognizer)
         try:

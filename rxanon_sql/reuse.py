@@ -22,7 +22,7 @@ from sqlglot import exp
 from . import __version__
 from .config import Config
 from .join import source_query
-from .sqlrun import hash_sum, ident, run, table
+from .sqlrun import hash_sum, ident, run, schema_objects, table
 
 # The configuration read only after persons (and by NER, whose cache has its own key); an
 # attribute's bias too. tests/test_reuse.py checks that changing all of them at once and reusing
@@ -60,17 +60,10 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()
 
 
-def _present(con: duckdb.DuckDBPyConnection, schema: str) -> set[str]:
-    return {r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = ? "
-        "AND NOT temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE database_name = current_database() "
-        "AND schema_name = ? AND NOT temporary", [schema, schema]).fetchall()}
-
-
 def reusable(con: duckdb.DuckDBPyConnection, cfg: Config, fingerprint: str) -> bool:
     """Whether the last run that built the stages before partitioning had this fingerprint, and
     every table it left is still there."""
-    present = _present(con, cfg.schema)
+    present = schema_objects(con, cfg.schema)
     if "reusable" not in present:
         return False
     found = run(con, exp.select("fingerprint", "tables").from_(table("reusable", cfg.schema))).fetchall()
@@ -79,6 +72,6 @@ def reusable(con: duckdb.DuckDBPyConnection, cfg: Config, fingerprint: str) -> b
 
 def record(con: duckdb.DuckDBPyConnection, cfg: Config, fingerprint: str) -> None:
     """After persons: the fingerprint, and the tables and views a reusing run needs to find."""
-    tables = sorted(_present(con, cfg.schema) - {"reusable"})
+    tables = sorted(schema_objects(con, cfg.schema) - {"reusable"})
     con.execute(f"CREATE OR REPLACE TABLE {table('reusable', cfg.schema).sql('duckdb')} AS "
                 "SELECT CAST(? AS VARCHAR) AS fingerprint, CAST(? AS VARCHAR[]) AS tables", [fingerprint, tables])

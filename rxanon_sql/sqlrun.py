@@ -23,6 +23,16 @@ from sqlglot import exp
 DIALECT = "duckdb"
 
 
+# DuckDB matches identifiers case-insensitively in ASCII only ("A" is "a", "Ä" is not "ä").
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold(name: str) -> str:
+    """The key under which DuckDB finds a column, table or schema name: two names with the same key
+    are one name to DuckDB, however they are spelt."""
+    return name.translate(_ASCII_LOWER)
+
+
 def ident(name: str) -> exp.Identifier:
     return exp.to_identifier(name, quoted=True)
 
@@ -201,6 +211,27 @@ def drop_base_table(con: duckdb.DuckDBPyConnection, name: exp.Table) -> None:
 
 def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     run(con, exp.Create(this=exp.Table(this=ident(schema)), kind="SCHEMA", exists=True))
+
+
+# The tables and views rxanon-sql wrote into its output schema: pipeline.check_schema_is_ours
+# refuses a schema that holds anything else, so that no run ever replaces a table of the user's.
+OWNED = "rxanon_sql_tables"
+
+
+def schema_objects(con: duckdb.DuckDBPyConnection, schema: str) -> set[str]:
+    """The tables and views of the schema that DuckDB takes `schema` for (by its own name rule)."""
+    return {r[1] for r in con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND NOT temporary UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE "
+        "database_name = current_database() AND NOT temporary").fetchall() if fold(r[0]) == fold(schema)}
+
+
+def mark_owned(con: duckdb.DuckDBPyConnection, schema: str) -> None:
+    """Record every table and view of the schema as rxanon-sql's: only after the schema was found
+    to be ours and while nothing but rxanon-sql has written to it since."""
+    names = sorted(schema_objects(con, schema) | {OWNED})
+    con.execute(f"CREATE OR REPLACE TABLE {table(OWNED, schema).sql(DIALECT)} AS "
+                "SELECT unnest(CAST(? AS VARCHAR[])) AS table_name", [names])
 
 
 def union_all(selects: list[exp.Select]) -> exp.Expression:
