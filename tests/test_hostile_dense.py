@@ -1,0 +1,91 @@
+"""Hostile input: one dense text (thousands of distinct names, places, numbers and dates in one
+post). The memory of every statement of a run must grow about linearly in the length of that
+text: twice the text, at most 2.5 times the memory (a statement that copied the text once per
+span took four times). DuckDB's own account of each statement's peak buffer memory is compared,
+which, unlike the process' RSS, neither other tests nor the allocator's caching move."""
+from __future__ import annotations
+
+import json
+import re
+
+import duckdb
+import pyarrow as pa
+
+from helpers import demo_config, rows
+from rxanon_sql import sqlrun
+from rxanon_sql.demo import write_demo_database
+from rxanon_sql.generate import dense_text, prefill_cache
+from rxanon_sql.pipeline import apply
+from rxanon_sql.udf import replace_function
+from rxanon_sql.udfs.find import cut_arrow
+from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
+from rxanon_sql.verify import verify
+
+SPAN = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d+")
+
+
+def _spans(text: str) -> list[dict]:
+    """What a recognizer could tag in a dense text, without loading spaCy: each capitalised run
+    a PERSON, each number a CARDINAL."""
+    return [{"start_pos": m.start(), "end_pos": m.end(), "term": m.group(), "source": "ner",
+             "label": "CARDINAL" if m.group().isdigit() else "PERSON"} for m in SPAN.finditer(text)]
+
+
+def _dense_run(tmp_path, chars: int, monkeypatch) -> tuple[dict[str, int], duckdb.DuckDBPyConnection]:
+    """apply on the demo plus a seventh person with one dense text; each statement's peak
+    buffer memory (bytes), by its label (file and statement number)."""
+    con = duckdb.connect()
+    write_demo_database(con)
+    text = dense_text(chars, seed=1)
+    con.execute("INSERT INTO authors VALUES (7, 'female', 31, 'Law', 'Libra')")
+    con.execute("INSERT INTO posts VALUES (7, '2,March,2005', ?)", [text])
+    texts = [r[0] for r in rows(con, "SELECT text FROM posts")]
+    entities = pa.table({"text": texts, "entities": pa.array([_spans(t) for t in texts], type=ENTITY_ARROW_TYPE)})
+    con.register("ents", entities)
+    con.execute("CREATE TABLE generated_entities AS SELECT md5(text) AS text_hash, entities FROM ents")
+    cfg = demo_config()
+    prefill_cache(con, cfg)
+    peaks: dict[str, int] = {}
+    profile = str(tmp_path / f"profile_{chars}.json")
+    original = sqlrun._execute
+
+    def measured(c, sql, params, label):
+        result = original(c, sql, params, label)
+        # (a query whose result is fetched later has not written its profile yet: the file then
+        # still holds the statement before, which the query text tells apart)
+        with open(profile) as f:
+            p = json.load(f)
+        if p["query"]["sql"] == sql:
+            peaks[label] = max(peaks.get(label, 0), p["system"]["peak_buffer_memory"])
+        return result
+    con.execute("PRAGMA enable_profiling = 'json'")
+    con.execute(f"PRAGMA profiling_output = '{profile}'")
+    monkeypatch.setattr(sqlrun, "_execute", measured)
+    apply(con, cfg)
+    monkeypatch.undo()
+    con.execute("PRAGMA disable_profiling")
+    return peaks, con
+
+
+def test_memory_of_each_statement_grows_linearly_in_one_dense_text(tmp_path, monkeypatch):
+    small, _ = _dense_run(tmp_path, 40_000, monkeypatch)
+    large, con = _dense_run(tmp_path, 80_000, monkeypatch)
+    assert rows(con, "SELECT count(*) FROM rx.terms WHERE person = 7")[0][0] > 2_000
+    assert verify(con).ok
+    # (below 16 MB a statement's peak is DuckDB's blocks of a few rows, not the text's spans)
+    grown = {label: (small.get(label, 0) >> 20, peak >> 20) for label, peak in large.items()
+             if peak > 16 << 20 and peak > 2.5 * small.get(label, 0)}
+    assert not grown, f"statements whose memory grew more than 2.5 times with twice the text (MB): {grown}"
+
+
+def test_rx_cut_cuts_as_substring_does():
+    """terms.sql reads a span's context from rx_cut where it used DuckDB's substring: the same
+    pieces, in characters (not bytes), at the text's ends too."""
+    con = duckdb.connect()
+    replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
+    text = "Zoë Ærø met Ann in Zürich, 3 € later: Bob."
+    pairs = [(s, e) for s in range(0, len(text) + 2) for e in range(s + 1, len(text) + 3)]
+    got = rows(con, "SELECT rx_cut(?, ?, ?)", [text, [max(s, 1) - 1 for s, _ in pairs], [e + 1 for _, e in pairs]])[0][0]
+    con.register("pairs", pa.table({"s": [s for s, _ in pairs], "e": [e for _, e in pairs]}))
+    want = [r[0] for r in rows(con, "SELECT substring(?, s, e - s + 2) FROM pairs", [text])]
+    assert got == want
