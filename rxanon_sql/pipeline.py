@@ -27,7 +27,7 @@ from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import create_schema, run_file, table
-from .udf import register_find, system_allocator
+from .udf import register_cut, register_find, system_allocator
 from .faults import fault_point
 from .months import month_names, weekday_names
 from .numbers import number_words
@@ -138,6 +138,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
     report = RunReport()
     started = dt.datetime.now()
     register_find(con)
+    register_cut(con)
     with report.stage("validate"):
         _check_schema_is_ours(con, cfg)
         types = describe(con, cfg)

@@ -22,8 +22,8 @@ from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vo
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import register_ner, replace_function
 from .udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
-from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, cut_arrow,
-                         find_texts_arrow, find_texts_own)
+from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
+                         find_texts_own)
 
 CHUNK = 20_000
 
@@ -178,7 +178,6 @@ def search_batches(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
 def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], batches: int) -> None:
     """The run's terms (temporary table terms_found); `batches`: search_batches' count."""
     register_find_texts(con)
-    replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
     drop_base_table(con, table("terms_found", cfg.schema))     # (a table of earlier versions)
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the

@@ -16,8 +16,7 @@ from rxanon_sql import sqlrun
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import dense_text, prefill_cache
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udf import replace_function
-from rxanon_sql.udfs.find import cut_arrow
+from rxanon_sql.udf import register_cut
 from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
 from rxanon_sql.verify import verify
 
@@ -82,7 +81,7 @@ def test_rx_cut_cuts_as_substring_does():
     """terms.sql reads a span's context from rx_cut where it used DuckDB's substring: the same
     pieces, in characters (not bytes), at the text's ends too."""
     con = duckdb.connect()
-    replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
+    register_cut(con)
     text = "Zoë Ærø met Ann in Zürich, 3 € later: Bob."
     pairs = [(s, e) for s in range(0, len(text) + 2) for e in range(s + 1, len(text) + 3)]
     got = rows(con, "SELECT rx_cut(?, ?, ?)", [text, [max(s, 1) - 1 for s, _ in pairs], [e + 1 for _, e in pairs]])[0][0]
