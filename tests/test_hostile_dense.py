@@ -10,13 +10,13 @@ import re
 
 import duckdb
 import pyarrow as pa
+import pytest
 
 from helpers import demo_config, rows
 from rxanon_sql import sqlrun
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import dense_text, prefill_cache
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udf import register_cut
 from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
 from rxanon_sql.verify import verify
 
@@ -30,9 +30,10 @@ def _spans(text: str) -> list[dict]:
              "label": "CARDINAL" if m.group().isdigit() else "PERSON"} for m in SPAN.finditer(text)]
 
 
-def _dense_run(tmp_path, chars: int, monkeypatch) -> tuple[dict[str, int], duckdb.DuckDBPyConnection]:
+def _dense_run(tmp_path, chars: int, monkeypatch, measure: str = "peak_buffer_memory"):
     """apply on the demo plus a seventh person with one dense text; each statement's peak
-    buffer memory (bytes), by its label (file and statement number)."""
+    buffer memory (bytes) or, with measure="cpu_time", its seconds of CPU, by its label (file
+    and statement number); and the connection."""
     con = duckdb.connect()
     write_demo_database(con)
     text = dense_text(chars, seed=1)
@@ -55,7 +56,10 @@ def _dense_run(tmp_path, chars: int, monkeypatch) -> tuple[dict[str, int], duckd
         with open(profile) as f:
             p = json.load(f)
         if p["query"]["sql"] == sql:
-            peaks[label] = max(peaks.get(label, 0), p["system"]["peak_buffer_memory"])
+            if measure == "cpu_time":      # (a statement run once per batch: its batches' sum)
+                peaks[label] = peaks.get(label, 0) + p["query"]["cpu_time"]
+            else:
+                peaks[label] = max(peaks.get(label, 0), p["system"][measure])
         return result
     con.execute("PRAGMA enable_profiling = 'json'")
     con.execute(f"PRAGMA profiling_output = '{profile}'")
@@ -80,6 +84,7 @@ def test_memory_of_each_statement_grows_linearly_in_one_dense_text(tmp_path, mon
 def test_rx_cut_cuts_as_substring_does():
     """terms.sql reads a span's context from rx_cut where it used DuckDB's substring: the same
     pieces, in characters (not bytes), at the text's ends too."""
+    from rxanon_sql.udf import register_cut
     con = duckdb.connect()
     register_cut(con)
     text = "Zoë Ærø met Ann in Zürich, 3 € later: Bob."
@@ -88,3 +93,15 @@ def test_rx_cut_cuts_as_substring_does():
     con.register("pairs", pa.table({"s": [s for s, _ in pairs], "e": [e for _, e in pairs]}))
     want = [r[0] for r in rows(con, "SELECT substring(?, s, e - s + 2) FROM pairs", [text])]
     assert got == want
+
+
+@pytest.mark.slow
+def test_time_of_each_statement_grows_about_linearly_in_one_dense_text(tmp_path, monkeypatch):
+    """The CPU seconds of each statement for a dense text of 100 and 200 KB: a statement that
+    pairs the spans of one text with each other takes four times as long for twice the text."""
+    small, _ = _dense_run(tmp_path, 100_000, monkeypatch, "cpu_time")
+    large, _ = _dense_run(tmp_path, 200_000, monkeypatch, "cpu_time")
+    # (under 0.3 s a statement's time is mostly its planning and DuckDB's threads starting)
+    grown = {label: (round(small.get(label, 0), 2), round(t, 2)) for label, t in large.items()
+             if t > 0.3 and t > 2.5 * small.get(label, 0)}
+    assert not grown, f"statements whose CPU time grew more than 2.5 times with twice the text (s): {grown}"
