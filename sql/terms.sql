@@ -30,8 +30,11 @@ WITH kept_labels AS (
 -- text's length (2.6 GB for the 12,000 spans of one dense 200 KB text).
 cut AS (
     SELECT t.text_id, t.row_id, t.person, t.attribute, c.entities,
-           rx_cut(t.text, list_transform(c.entities, lambda e: greatest(e.start_pos, 1) - 1),
-                  list_transform(c.entities, lambda e: e.end_pos + 1)) AS contexts
+           CASE WHEN strlen(t.text) > 4096
+                THEN rx_cut(t.text, list_transform(c.entities, lambda e: greatest(e.start_pos, 1) - 1),
+                            list_transform(c.entities, lambda e: e.end_pos + 1))
+                ELSE list_transform(c.entities, lambda e: substring(t.text, e.start_pos, e.end_pos - e.start_pos + 2))
+                END AS contexts
     FROM rx.texts AS t
     JOIN rx.ner_cache AS c ON c.text_hash = t.text_hash
     WHERE c.fingerprint = (SELECT fingerprint FROM rx.params)

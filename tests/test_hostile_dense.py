@@ -105,3 +105,32 @@ def test_time_of_each_statement_grows_about_linearly_in_one_dense_text(tmp_path,
     grown = {label: (round(small.get(label, 0), 2), round(t, 2)) for label, t in large.items()
              if t > 0.3 and t > 2.5 * small.get(label, 0)}
     assert not grown, f"statements whose CPU time grew more than 2.5 times with twice the text (s): {grown}"
+
+
+def test_rebuild_cuts_a_long_text_as_a_short_one():
+    """rebuild_texts.sql cuts texts of more than 4,096 characters with rx_cut and shorter ones
+    with substring: the same edits, given in shuffled order, rebuild both alike (offsets in
+    characters beyond ASCII, an edit at either end)."""
+    import random
+    from rxanon_sql.sqlrun import run_file
+    from rxanon_sql.udf import register_cut
+    con = duckdb.connect()
+    register_cut(con)
+    con.execute("CREATE SCHEMA rx")
+    unit = "Zoë met Ærø in Zürich. "
+    texts = {1: unit * 4, 2: unit * 400}
+    con.execute("CREATE TABLE rx.texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO rx.texts VALUES (?, 'a', ?)", list(texts.items()))
+    edits = [(r, "a", s, s + 3, f"[{r}.{s}]") for r, t in texts.items() for s in range(0, len(t) - 3, 7)]
+    edits += [(r, "a", len(t) - 2, len(t), "<END>") for r, t in texts.items()]
+    random.Random(2).shuffle(edits)
+    con.execute("CREATE TEMP TABLE text_edits (row_id BIGINT, attribute VARCHAR, start_pos INTEGER, "
+                "end_pos INTEGER, replacement VARCHAR)")
+    con.executemany("INSERT INTO text_edits VALUES (?, ?, ?, ?, ?)", edits)
+    run_file(con, "rebuild_texts")
+    for r, text in texts.items():
+        out, last = "", 0
+        for s, e, rep in sorted((s, e, rep) for (row, _, s, e, rep) in edits if row == r):
+            out, last = out + text[last:s] + rep, e
+        assert rows(con, "SELECT text FROM rebuilt_texts WHERE row_id = ?", [r]) == [(out + text[last:],)]
+    assert len(texts[2]) > 4096 >= len(texts[1])
