@@ -134,3 +134,35 @@ def test_rebuild_cuts_a_long_text_as_a_short_one():
             out, last = out + text[last:s] + rep, e
         assert rows(con, "SELECT text FROM rebuilt_texts WHERE row_id = ?", [r]) == [(out + text[last:],)]
     assert len(texts[2]) > 4096 >= len(texts[1])
+
+
+def test_spans_far_into_a_text_are_trimmed_and_widened_as_at_its_start():
+    """terms.sql reads an unsettled span's text through a window of 64 characters either side:
+    the spans of test_recognize's trimming case, 1,000 characters into a text, come out as they
+    do at its start, shifted."""
+    from rxanon_sql.sqlrun import run_file
+    from rxanon_sql.udf import register_cut
+    con = duckdb.connect()
+    register_cut(con)
+    con.execute("CREATE SCHEMA rx")
+    run_file(con, "parameters", "rx")
+    run_file(con, "ner_cache", "rx")
+    con.execute("INSERT INTO rx.params (fingerprint) VALUES ('fp')")
+    con.execute("INSERT INTO rx.labels VALUES ('GPE', 0), ('MONEY', 0)")
+    core = "Paris 10GB $15 in Zürich, ok"
+    spans = [(0, 5, "GPE"), (8, 10, "GPE"), (10, 14, "MONEY"), (20, 24, "GPE"), (27, 27, "GPE")]
+    pad = "word " * 200
+    texts = [core, pad + core]
+    con.execute("CREATE TABLE rx.texts AS SELECT i AS row_id, i AS person, 'text' AS attribute, t AS text, "
+                "md5(t) AS text_hash, i AS text_id FROM (SELECT unnest(?) AS t, unnest(range(2)) AS i)", [texts])
+    for i, text in enumerate(texts):
+        shift = len(text) - len(core)
+        con.execute("INSERT INTO rx.ner_cache SELECT 'fp', md5(?), ?::STRUCT(start_pos INTEGER, end_pos INTEGER, "
+                    "term VARCHAR, label VARCHAR, source VARCHAR)[]",
+                    [text, [{"start_pos": s + shift, "end_pos": e + shift, "term": text[s + shift:e + shift],
+                             "label": lab, "source": "ner"} for s, e, lab in spans]])
+    run_file(con, "terms", "rx")
+    found = rows(con, "SELECT row_id, start_pos, end_pos, term, label FROM terms_found ORDER BY row_id, start_pos, label")
+    at_start = [f[1:] for f in found if f[0] == 0]
+    far = [(s - len(pad), e - len(pad), t, lab) for row, s, e, t, lab in found if row == 1]
+    assert far == at_start and (6, 10, "10GB", "GPE") in at_start
