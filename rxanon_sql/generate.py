@@ -330,3 +330,19 @@ def prefill_cache(con: duckdb.DuckDBPyConnection, cfg) -> int:
                 f"WHERE g.text_hash NOT IN (SELECT text_hash FROM {cache} WHERE fingerprint = ?)",
                 [fingerprint(cfg), fingerprint(cfg)])
     return con.execute(f"SELECT count(*) FROM {cache}").fetchall()[0][0] - before
+
+
+def dense_text(chars: int, seed: int = 0) -> str:
+    """One text of about `chars` characters that is nothing but terms: Faker's names, places,
+    companies, numbers and dates in short sentences, thousands of them distinct. The worst case
+    for the stages whose work grows with the terms of one text (benchmarks/dense.py)."""
+    from faker import Faker
+    fake = Faker("en_US")
+    fake.seed_instance(seed)
+    parts, size = [], 0
+    while size < chars:
+        s = (f"{fake.name()} met {fake.name()} in {fake.city()} on {fake.date(pattern='%d %B %Y')} "
+             f"and paid {fake.random_int(10, 99999)} dollars to {fake.company()}. ")
+        parts.append(s)
+        size += len(s)
+    return "".join(parts)[:chars].rstrip()

@@ -29,7 +29,7 @@ from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import OWNED, create_schema, mark_owned, run_file, schema_objects, table
-from .udf import register_find, system_allocator
+from .udf import register_cut, register_find, system_allocator
 from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
 from .months import month_names, weekday_names
@@ -172,6 +172,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
     report = RunReport()
     started = dt.datetime.now()
     register_find(con)
+    register_cut(con)
     with report.stage("validate"):
         check_schema_is_ours(con, cfg.schema)
         check_rules(cfg)

@@ -6,7 +6,7 @@ import contextlib
 import duckdb
 import pyarrow as pa
 
-from .udfs.find import MATCH_SQL_TYPE, find_all_arrow
+from .udfs.find import MATCH_SQL_TYPE, cut_arrow, find_all_arrow
 
 _FIND = "rx_find"
 _NER = "rx_ner"
@@ -25,6 +25,12 @@ def replace_function(con: duckdb.DuckDBPyConnection, name: str, function, parame
 
 def register_find(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, _FIND, find_all_arrow, ["VARCHAR", "VARCHAR[]"], MATCH_SQL_TYPE)
+
+
+def register_cut(con: duckdb.DuckDBPyConnection) -> None:
+    """rx_cut(text, starts, ends): the pieces of a text (udfs/find.py), for terms.sql and
+    rebuild_texts.sql."""
+    replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
 
 
 def register_ner(con: duckdb.DuckDBPyConnection, recognizer) -> None:

@@ -26,6 +26,7 @@ from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_la
 from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
+from .udf import register_cut
 from .release import audit_columns, audit_rows, classes_query, dataset_columns, rebuild_texts
 from .sqlrun import col, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table, union_all
 
@@ -174,6 +175,7 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     if k is not None:
         cfg = cfg.with_overrides(k=k)
     register_find_texts(con)
+    register_cut(con)           # (rebuild_texts.sql cuts long texts with it)
     k = cfg.k
     v = Verdict(k=k, strict=strict)
     v.unrebuilt_rows, v.unrebuilt_example = _unrebuilt(con, cfg, schema)

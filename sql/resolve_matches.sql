@@ -10,23 +10,35 @@
 -- ("50" of the CARDINAL "224 50", a MONEY elsewhere): the span is gone then, and "224" with it.
 -- A rare word that is no number ("30ish" of "5.30ish") stays a match: the span may yet give way
 -- to another match ("5" of a MONEY elsewhere), and the word with it.
+-- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans.)
 DELETE FROM counted_matches
 WHERE rowid IN (
-    SELECT m.rowid
-    FROM counted_matches AS m
-    JOIN corpus_needles AS n ON n.norm = m.needle
-    JOIN rx.texts AS t ON t.text_id = m.text_id
-    JOIN terms_found AS f
-      ON f.row_id = t.row_id AND f.attribute = t.attribute AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
-    WHERE n.label = 'RARE' AND regexp_matches(m.needle, '^[0-9]+$')
-      AND f.source <> 'identifier' AND f.label NOT IN (SELECT label FROM rx.labels)
-      AND NOT EXISTS (
-          SELECT 1
-          FROM counted_matches AS o
-          JOIN corpus_needles AS on_ ON on_.norm = o.needle
-          WHERE o.text_id = m.text_id AND o.start_pos < f.end_pos AND f.start_pos < o.end_pos
-            AND NOT (on_.label = 'RARE' AND regexp_matches(o.needle, '^[0-9]+$'))
-      )
+    WITH matches AS (
+        SELECT m.rowid AS id, t.row_id, t.attribute, m.start_pos, m.end_pos,
+               n.label = 'RARE' AND regexp_matches(m.needle, '^[0-9]+$') AS rare_number,
+               unnest(range(m.start_pos // 256, greatest(m.end_pos - 1, m.start_pos) // 256 + 1)) AS bucket
+        FROM counted_matches AS m
+        JOIN corpus_needles AS n ON n.norm = m.needle
+        JOIN rx.texts AS t ON t.text_id = m.text_id
+    ),
+    f AS (
+        SELECT row_id, attribute, start_pos, end_pos, source, label,
+               unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+        FROM terms_found
+        WHERE source <> 'identifier' AND label NOT IN (SELECT label FROM rx.labels)
+    ),
+    paired AS (
+        SELECT m.id, m.rare_number, f.row_id, f.attribute, f.start_pos, f.end_pos
+        FROM matches AS m
+        JOIN f ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.bucket = m.bucket
+              AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+    )
+    SELECT p.id
+    FROM paired AS p
+    ANTI JOIN (SELECT row_id, attribute, start_pos, end_pos FROM paired WHERE NOT rare_number) AS apart
+        ON apart.row_id = p.row_id AND apart.attribute = p.attribute
+       AND apart.start_pos = p.start_pos AND apart.end_pos = p.end_pos
+    WHERE p.rare_number
 );
 
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the
@@ -34,11 +46,23 @@ WHERE rowid IN (
 -- span (propagate_terms.sql), and the shorter one's text stayed bare. A match that covers
 -- tagged spans whole and is longer stays a candidate ("Dena how" over "Dena"; not over an
 -- identifier).
+-- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans: paired
+-- within the whole text, a dense text's matches met all its spans.)
 DELETE FROM counted_matches
 WHERE rowid IN (
-    SELECT m.rowid
-    FROM counted_matches AS m
-    JOIN blocking AS b ON b.text_id = m.text_id AND b.start_pos < m.end_pos AND m.start_pos < b.end_pos
+    WITH m AS (
+        SELECT rowid AS id, text_id, start_pos, end_pos,
+               unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+        FROM counted_matches
+    ),
+    b AS (
+        SELECT text_id, start_pos, end_pos, source,
+               unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+        FROM blocking
+    )
+    SELECT m.id
+    FROM m
+    JOIN b ON b.text_id = m.text_id AND b.bucket = m.bucket AND b.start_pos < m.end_pos AND m.start_pos < b.end_pos
     WHERE NOT (m.start_pos <= b.start_pos AND b.end_pos <= m.end_pos
                AND m.end_pos - m.start_pos > b.end_pos - b.start_pos AND b.source <> 'identifier')
 );

@@ -24,23 +24,34 @@ WITH kept_labels AS (
           UNION ALL SELECT label, false AS sensitive FROM rx.emap) AS l
     GROUP BY label
 ),
-cached AS (
-    SELECT t.text_id, t.row_id, t.person, t.attribute, t.text, e.start_pos, e.end_pos, e.label, e.source,
-           l.sensitive
+-- Each text is cut into its spans' contexts (the span with one character either side) once,
+-- by rx_cut (udfs/find.py), and is not carried to its spans: DuckDB copied the whole text for
+-- each span it went to through the unnest and the join, time and memory in the square of a
+-- text's length (2.6 GB for the 12,000 spans of one dense 200 KB text).
+cut AS (
+    SELECT t.text_id, t.row_id, t.person, t.attribute, c.entities,
+           CASE WHEN strlen(t.text) > 4096
+                THEN rx_cut(t.text, list_transform(c.entities, lambda e: greatest(e.start_pos, 1) - 1),
+                            list_transform(c.entities, lambda e: e.end_pos + 1))
+                ELSE list_transform(c.entities, lambda e: substring(t.text, e.start_pos, e.end_pos - e.start_pos + 2))
+                END AS contexts
     FROM rx.texts AS t
     JOIN rx.ner_cache AS c ON c.text_hash = t.text_hash
-    CROSS JOIN unnest(c.entities) AS u(e)
-    JOIN kept_labels AS l ON l.label = e.label
     WHERE c.fingerprint = (SELECT fingerprint FROM rx.params)
 ),
+cached AS (
+    SELECT text_id, row_id, person, attribute, unnest(entities) AS e, unnest(contexts) AS context
+    FROM cut
+),
 spans AS (
-    SELECT *,
+    SELECT c.text_id, c.row_id, c.person, c.attribute, c.e.start_pos, c.e.end_pos, c.e.label, c.e.source,
+           l.sensitive,
            -- (an empty or reversed span has no context, and is never settled)
-           CASE WHEN start_pos >= 0 AND end_pos > start_pos
-                THEN substring(text, start_pos, end_pos - start_pos + 2) END AS context,
+           CASE WHEN c.e.start_pos >= 0 AND c.e.end_pos > c.e.start_pos THEN c.context END AS context,
            -- position p of the text is position p - shift of the context
-           greatest(start_pos, 1) - 1 AS shift
-    FROM cached
+           greatest(c.e.start_pos, 1) - 1 AS shift
+    FROM cached AS c
+    JOIN kept_labels AS l ON l.label = c.e.label
 ),
 codes AS (
     SELECT *,
@@ -70,11 +81,26 @@ FROM settle;
 -- them take by their text_id). Even among them, most edges are settled by a test of one
 -- character's code point; the regular expressions only run on the others.
 INSERT INTO found_raw (text_id, row_id, person, attribute, label, source, trimmed_start, start_pos, end_pos, term, sensitive, settled)
-WITH cached AS (
-    SELECT f.text_id, f.row_id, f.person, f.attribute, t.text, f.start_pos, f.end_pos, f.label, f.source, f.sensitive
+--
+-- Each span reads its text only 64 characters either side: it takes that window (`text`, from
+-- `off` on; positions below are the window's), cut by rx_cut once per text. Joined to each span,
+-- the whole text was copied for each span, in the square of the text's length for one dense
+-- text (1.7 s at 1 MB).
+WITH pending AS (
+    SELECT rowid AS id, text_id, greatest(start_pos - 64, 0) AS off, greatest(start_pos, end_pos) + 64 AS stop
+    FROM found_raw
+    WHERE trimmed_start IS NULL
+),
+windows AS (
+    SELECT unnest(p.ids) AS id, unnest(p.offs) AS off, unnest(rx_cut(t.text, p.offs, p.stops)) AS text
+    FROM (SELECT text_id, list(id) AS ids, list(off) AS offs, list(stop) AS stops FROM pending GROUP BY text_id) AS p
+    JOIN rx.texts AS t ON t.text_id = p.text_id
+),
+cached AS (
+    SELECT f.text_id, f.row_id, f.person, f.attribute, w.text, w.off, f.start_pos - w.off AS start_pos,
+           f.end_pos - w.off AS end_pos, f.label, f.source, f.sensitive
     FROM found_raw AS f
-    JOIN rx.texts AS t ON t.text_id = f.text_id
-    WHERE f.trimmed_start IS NULL
+    JOIN windows AS w ON w.id = f.rowid
 ),
 spans AS (
     SELECT *, substring(text, start_pos + 1, end_pos - start_pos) AS term,
@@ -85,7 +111,7 @@ spans AS (
     FROM cached
 ),
 trimmed AS (
-    SELECT text_id, row_id, person, attribute, text, label, source, sensitive, proper,
+    SELECT text_id, row_id, person, attribute, text, off, label, source, sensitive, proper,
            start_pos + CASE WHEN first_code BETWEEN 48 AND 57 OR first_code BETWEEN 65 AND 90
                                  OR first_code BETWEEN 97 AND 122 THEN 0
                             ELSE length(regexp_extract(term, '^[^\pL\pN]*')) END AS start_pos,
@@ -119,9 +145,9 @@ edges AS (
     FROM neighbours
 )
 SELECT text_id, row_id, person, attribute, label, source,
-       start_pos AS trimmed_start,
-       CAST(start_pos - grow_left AS INTEGER) AS start_pos,
-       CAST(end_pos + grow_right AS INTEGER) AS end_pos,
+       start_pos + off AS trimmed_start,
+       CAST(start_pos - grow_left + off AS INTEGER) AS start_pos,
+       CAST(end_pos + grow_right + off AS INTEGER) AS end_pos,
        substring(text, start_pos - grow_left + 1, end_pos + grow_right - start_pos + grow_left) AS term,
        sensitive,
        false AS settled
@@ -146,12 +172,27 @@ DELETE FROM found_raw WHERE trimmed_start IS NULL;
 -- join took twice as long.
 -- (A temporary table: nothing reads it after the run, and writing its 3.7 million rows on the
 -- blog corpus shape took 1.95 s into a persistent table against 0.68 s into a temporary one.)
+--
+-- Spans are paired within a bucket of 256 characters of their text, each span in every bucket
+-- it touches (two overlapping spans share the one where the later begins): paired within the
+-- whole text, the spans of one dense text met each other all, in the square of their number.
 CREATE OR REPLACE TEMP TABLE terms_found AS
-WITH overlapping AS (
+WITH placed AS (
+    SELECT rowid AS id, text_id, start_pos, end_pos,
+           unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM found_raw
+),
+overlapping AS (
     SELECT DISTINCT a.text_id
-    FROM found_raw AS a
-    JOIN found_raw AS b ON b.text_id = a.text_id
-    WHERE b.rowid <> a.rowid AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
+    FROM placed AS a
+    JOIN placed AS b ON b.text_id = a.text_id AND b.bucket = a.bucket
+    WHERE b.id <> a.id AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
+),
+compared AS (
+    SELECT rowid AS id, text_id, start_pos, end_pos, sensitive, trimmed_start, label, source,
+           unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM found_raw
+    WHERE text_id IN (SELECT text_id FROM overlapping)
 )
 SELECT a.row_id, a.person, a.attribute, a.start_pos, a.end_pos, a.term,
        -- (the regex replace only where it can change something: it took a third of the time;
@@ -168,11 +209,10 @@ FROM found_raw AS a
 -- tie on everything compared are the same span from the same source, and either may stay. On
 -- Spark, monotonically_increasing_id() would number them.)
 WHERE a.rowid NOT IN (
-    SELECT a.rowid
-    FROM found_raw AS a
-    JOIN found_raw AS b ON b.text_id = a.text_id
-    WHERE a.text_id IN (SELECT text_id FROM overlapping)
-      AND b.rowid <> a.rowid
+    SELECT a.id
+    FROM compared AS a
+    JOIN compared AS b ON b.text_id = a.text_id AND b.bucket = a.bucket
+    WHERE b.id <> a.id
       AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
       AND (b.sensitive AND NOT a.sensitive
            OR b.sensitive = a.sensitive
@@ -182,7 +222,7 @@ WHERE a.rowid NOT IN (
                            OR b.trimmed_start = a.trimmed_start
                               AND (b.label < a.label
                                    OR b.label = a.label
-                                      AND (b.source < a.source OR b.source = a.source AND b.rowid < a.rowid)))))
+                                      AND (b.source < a.source OR b.source = a.source AND b.id < a.id)))))
 );
 
 -- (A row put in and taken out again: DuckDB 2.0.0 loses a later insert of 122,880 rows or more

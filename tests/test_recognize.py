@@ -69,6 +69,7 @@ def test_spans_are_trimmed_widened_and_overlaps_resolved():
     # digits at both ends, no word character beside them) and the ones that are trimmed or
     # widened must come out as the rules say.
     from rxanon_sql.sqlrun import run_file
+    from rxanon_sql.udf import register_cut
     con = duckdb.connect()
     con.execute("CREATE SCHEMA rx")
     run_file(con, "parameters", "rx")
@@ -89,6 +90,7 @@ def test_spans_are_trimmed_widened_and_overlaps_resolved():
                     "term VARCHAR, label VARCHAR, source VARCHAR)[]",
                     [texts[i], [{"start_pos": s, "end_pos": e, "term": texts[i][s:e], "label": lab, "source": "ner"}
                                 for s, e, lab in ents]])
+    register_cut(con)
     run_file(con, "terms", "rx")
     found = rows(con, "SELECT row_id, start_pos, end_pos, term, norm, label FROM terms_found "
                       "ORDER BY row_id, start_pos, label")

@@ -7,6 +7,7 @@ from helpers import demo_config, rows, scalar
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.sqlrun import run_file
+from rxanon_sql.udf import register_cut
 from rxanon_sql.verify import verify
 
 ORIGINAL = "My name is Pedro, I\u2019m a 36 years old engineer from Mexico."
@@ -94,6 +95,7 @@ def test_rebuild_applies_edits_in_order_whatever_their_number():
     random.Random(1).shuffle(edits)
     con.execute("CREATE TEMP TABLE text_edits (row_id BIGINT, attribute VARCHAR, start_pos INTEGER, end_pos INTEGER, replacement VARCHAR)")
     con.executemany("INSERT INTO text_edits VALUES (?, ?, ?, ?, ?)", edits)
+    register_cut(con)
     run_file(con, "rebuild_texts")
     expected = {}
     for key, text in texts.items():

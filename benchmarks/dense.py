@@ -1,0 +1,59 @@
+"""One dense text: time and peak memory of `apply` as the one text of one person grows.
+
+    python benchmarks/dense.py                      # 100 KB, 200 KB, 500 KB, 1 MB
+    python benchmarks/dense.py --sizes 100 200      # KB
+
+The database is the paper's running example (six persons, k = 2) plus a seventh person with a
+single post of the given size from rxanon_sql.generate.dense_text: nothing but names, places,
+companies, numbers and dates, thousands of them distinct. Each size is one fresh `apply` in a
+subprocess (benchmarks/run.py's child_apply, so the peaks are measured the same way), with real
+spaCy NER; NER and the terms stage are also shown apart, each with the peak RSS of the process
+while it ran.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import duckdb
+
+from run import run_child
+from rxanon_sql.demo import CONFIG, write_demo_database
+from rxanon_sql.generate import dense_text
+
+
+def build(path: Path, kb: int, seed: int) -> None:
+    path.unlink(missing_ok=True)
+    con = duckdb.connect(str(path))
+    write_demo_database(con)
+    con.execute("INSERT INTO authors VALUES (7, 'female', 31, 'Law', 'Libra')")
+    con.execute("INSERT INTO posts VALUES (7, '2,March,2005', ?)", [dense_text(kb * 1000, seed)])
+    con.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[100, 200, 500, 1000], help="KB of the dense text")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--memory-limit", default="8GB", help="DuckDB memory_limit")
+    ap.add_argument("--workdir", default="/tmp/rxanon-dense")
+    args = ap.parse_args()
+    Path(args.workdir).mkdir(parents=True, exist_ok=True)
+    print("| text | seconds | NER s | terms s | peak RSS MB | peak in NER MB | peak in terms MB | terms |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for kb in args.sizes:
+        db = Path(args.workdir) / f"dense_{kb}.duckdb"
+        build(db, kb, args.seed)
+        r = run_child("apply", {"db": str(db), "config": CONFIG, "memory_limit": args.memory_limit})
+        con = duckdb.connect(str(db), read_only=True)
+        terms = con.execute("SELECT count(*) FROM rx.terms WHERE person = 7").fetchall()[0][0]
+        con.close()
+        t, p = r["timings"], r["peaks"]
+        # (each stage resets the high-water mark, so the run's peak is the highest of theirs)
+        peak = max([r["peak_total"], *p.values()])
+        print(f"| {kb} KB | {r['wall']:.1f} | {t.get('ner', 0):.1f} | {t.get('terms', 0):.1f} | {peak:.0f} "
+              f"| {p.get('ner', 0):.0f} | {p.get('terms', 0):.0f} | {terms:,} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
