@@ -116,11 +116,10 @@ def test_rebuild_cuts_a_long_text_as_a_short_one():
     from rxanon_sql.udf import register_cut
     con = duckdb.connect()
     register_cut(con)
-    con.execute("CREATE SCHEMA rx")
     unit = "Zoë met Ærø in Zürich. "
     texts = {1: unit * 4, 2: unit * 400}
-    con.execute("CREATE TABLE rx.texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
-    con.executemany("INSERT INTO rx.texts VALUES (?, 'a', ?)", list(texts.items()))
+    con.execute("CREATE TEMP TABLE original_texts (row_id BIGINT, attribute VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO original_texts VALUES (?, 'a', ?)", list(texts.items()))
     edits = [(r, "a", s, s + 3, f"[{r}.{s}]") for r, t in texts.items() for s in range(0, len(t) - 3, 7)]
     edits += [(r, "a", len(t) - 2, len(t), "<END>") for r, t in texts.items()]
     random.Random(2).shuffle(edits)
