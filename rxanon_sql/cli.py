@@ -295,9 +295,10 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
 @click.option("--table", "name", help="Table to create (default: the file's name without its extensions, "
               "other characters than letters, digits and _ made _).")
 def load(db: str, file: str, name) -> None:
-    """Read FILE (.csv, .tsv, .parquet, .json, .jsonl; CSV and JSON also .gz) into a new table of
-    DB. A row key column `row_key` (1..n in file order) is added when no column can stand for a
-    person."""
+    """Read FILE (CSV, Parquet or JSON) into a new table of DB.
+
+    Formats by extension: .csv, .tsv, .parquet, .json, .jsonl (CSV and JSON also .gz). A row key
+    column `row_key` (1..n in file order) is added when no column can stand for a person."""
     from .load import load as load_file, reader
     try:
         reader(file)            # (before the database file is created)
