@@ -226,6 +226,9 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
+    if report.dropped:
+        click.echo("dropped from the release: " + "; ".join(f"{', '.join(cols)} ({why})"
+                                                             for why, cols in report.dropped.items()))
     if report.reused:
         click.echo("source and configuration as in the last run but for parameters of partitioning, recoding and "
                    "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
@@ -288,6 +291,33 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
 
 @main.command()
 @click.argument("db")
+@click.argument("file")
+@click.option("--table", "name", help="Table to create (default: the file's name without its extensions, "
+              "other characters than letters, digits and _ made _).")
+def load(db: str, file: str, name) -> None:
+    """Read FILE (CSV, Parquet or JSON) into a new table of DB.
+
+    Formats by extension: .csv, .tsv, .parquet, .json, .jsonl (CSV and JSON also .gz). A row key
+    column `row_key` (1..n in file order) is added when no column can stand for a person."""
+    from .load import load as load_file, reader
+    try:
+        reader(file)            # (before the database file is created)
+    except InputError as e:
+        _fail(str(e))
+    con = _connect(db)
+    try:
+        with _readable(db):
+            loaded = load_file(con, file, name)
+    except InputError as e:
+        _fail(str(e))
+    con.close()
+    click.echo(f"loaded {loaded.rows} rows and {loaded.columns} columns into table {loaded.table!r} of {db}"
+               + (f", with a row key {loaded.key!r} (1..{loaded.rows} in file order) since no column identifies a "
+                  "person" if loaded.key else ""))
+
+
+@main.command()
+@click.argument("db")
 @click.option("--out", default="rx.toml", show_default=True)
 def init(db: str, out: str) -> None:
     """Write a starting configuration for the tables found in DB."""
@@ -296,10 +326,15 @@ def init(db: str, out: str) -> None:
         _fail(f"{out!r} exists; remove it or give --out")
     _writable(out, "--out")
     con = _connect(db, read_only=True)
+    warnings: list[str] = []
     try:
-        text = starting_config(con)
+        with _readable(db):
+            text = starting_config(con, warnings)
     except InputError as e:
         _fail(str(e))
+    con.close()
+    for w in warnings:
+        click.echo(f"rxanon-sql: warning: {w}", err=True)
     Path(out).write_text(text, encoding="utf-8")
     click.echo(f"wrote {out}; review the roles of the columns before `rxanon-sql apply {db} --config {out}`")
 

@@ -163,6 +163,19 @@ def check_columns(cfg: Config, types: dict[str, str]) -> None:
             raise InputError(f"text column {c!r} is {types[c]}, expected VARCHAR")
 
 
+def unreleased(cfg: Config, types: dict[str, str]) -> dict[str, list[str]]:
+    """The columns of D that the release leaves out, by why: the person, the direct identifiers
+    and the columns the configuration gives no role (which a user may have left out by mistake)."""
+    released = {*cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}
+    out: dict[str, list[str]] = {}
+    for c in types:
+        if c not in released:
+            why = ("source.person" if c == cfg.person else "source.direct_identifiers" if c in cfg.direct_identifiers
+                   else "no role in the configuration")
+            out.setdefault(why, []).append(c)
+    return out
+
+
 def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
     s = cfg.schema
     kept = [c for c in types if c != cfg.person and c in

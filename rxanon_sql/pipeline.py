@@ -18,7 +18,7 @@ import duckdb
 
 from . import __version__
 from .config import Config
-from .join import InputError, build_dataset, build_values, check_persons, resolve
+from .join import InputError, build_dataset, build_values, check_persons, resolve, unreleased
 from .labels import check_labels
 from .linking import link
 from .measures import measure
@@ -44,6 +44,8 @@ class RunReport:
     reused: bool = False
     # the release's check before the commit (verify.verify without the residual audit)
     verdict: Verdict | None = None
+    # columns of the source left out of the release, by why (join.unreleased)
+    dropped: dict[str, list[str]] = field(default_factory=dict)
 
     @contextmanager
     def stage(self, name: str):
@@ -177,6 +179,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         check_schema_is_ours(con, cfg.schema)
         check_rules(cfg)
         cfg, types = resolve(con, cfg)
+        report.dropped = unreleased(cfg, types)
         if cfg.text_columns:
             check_labels(cfg)
         # Everything that can be wrong with the data is found before NER commits anything, so
