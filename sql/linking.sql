@@ -16,13 +16,15 @@ JOIN rx.texts AS t ON t.text_id = f.text_id
 WHERE f.own;
 
 -- A rare word inside a mention of the tuple's own value ("Zorb" of the team "Kilo Zorb") yields
--- to the mention, which is recoded whole.
+-- to the mention, which is recoded whole. A rare run that reaches beyond the mention ("Female
+-- Weapon Hammer" around a gender "Female") stays, and the mention with it: deleted, it left
+-- "Weapon Hammer" readable beside the value.
 DELETE FROM terms_found
 WHERE label = 'RARE' AND (row_id, attribute, start_pos, end_pos) IN (
     SELECT f.row_id, f.attribute, f.start_pos, f.end_pos
     FROM terms_found AS f
     JOIN mentions AS m ON m.row_id = f.row_id AND m.attribute = f.attribute
-    WHERE f.label = 'RARE' AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
+    WHERE f.label = 'RARE' AND m.start_pos <= f.start_pos AND f.end_pos <= m.end_pos
 );
 
 -- (Joins, not correlated subqueries: DuckDB decorrelates a NOT EXISTS by grouping every

@@ -17,13 +17,14 @@
 --
 -- What it cannot see: a quasi-identifier spelled in common words only ("my wife's bakery on
 -- the corner", "the red house by the lake"), a rare combination of common words that is not
--- capitalised or that runs five capitalised words or more, paraphrases, misspellings that no original text holds in that form, facts that
--- identify together but not alone (a token each of >= k persons wrote), and a bracketed word
--- the author wrote ("[Smith]"), which reads as a label. It sees text only as tokens of letters,
--- digits and underscores: "J.o.h.n", "4-8-3-9-2-0" or a name cut by a zero-width space split
--- into pieces that are common or widely written and pass, and a token that k persons write in
--- different meanings ("Paris" the town and the name) passes as widely written. The released texts are read from rx.audit (rx.audit_texts),
--- which verify checks against rx.release row for row; the audit gives each row its person.
+-- capitalised or that runs five capitalised words or more, paraphrases, misspellings that no
+-- original text holds in that form, facts that identify together but not alone (a token each of
+-- >= k persons wrote), and a bracketed word the author wrote ("[Smith]"), which reads as a
+-- label. It sees text only as tokens of letters, digits and underscores: "J.o.h.n" or
+-- "4-8-3-9-2-0" split into pieces that are common or widely written and pass, and a token that k
+-- persons write in different meanings ("Paris" the town and the name) passes as widely written.
+-- The released texts are read from rx.audit (rx.audit_texts), which verify rebuilds from the
+-- dataset and checks against rx.release row for row; the audit gives each row its person.
 
 -- The original texts, each as its list of lower-case tokens (once: both counts below read it).
 CREATE OR REPLACE TEMP TABLE residual_original_tokens AS
@@ -95,23 +96,14 @@ inner_bounds AS (
     CROSS JOIN unnest(range(1, len(r.tokens) + 1)) AS u(i)
     WHERE r.tokens[u.i] NOT IN (SELECT word FROM rx_residual.frequent_words)
     GROUP BY r.seq_id
-),
--- A run of five or more capitalised words that are all common words is a title or a shouted
--- sentence ("I CANT EVEN LOOK AT MY OWN BLOG", "If You Had To Eat One Thing"), not a name: rare
--- as a phrase, as most sentences are, it is no suspect (the guard takes runs of two to four).
-common_counts AS (
-    SELECT r.seq_id, count(*) AS common
-    FROM raw AS r
-    CROSS JOIN unnest(r.tokens) AS u(token)
-    JOIN rx_residual.common_words AS c ON c.word = u.token
-    GROUP BY r.seq_id
 )
+-- A run of five or more capitalised words is a title or a shouted sentence ("I CANT EVEN LOOK AT
+-- MY OWN BLOG", "If You Had To Eat One Thing"), not a name: rare as a phrase, as most sentences
+-- are, it is no suspect (its rare words are, each on its own; the guard takes runs of two to four).
 SELECT r.row_id, r.person, r.attribute, r.phrase, list_slice(r.tokens, b.first_i, b.last_i) AS tokens
 FROM raw AS r
 JOIN inner_bounds AS b ON b.seq_id = r.seq_id
-LEFT JOIN common_counts AS c ON c.seq_id = r.seq_id
-WHERE b.last_i > b.first_i
-  AND NOT (len(r.tokens) >= 5 AND coalesce(c.common, 0) = len(r.tokens));
+WHERE b.last_i > b.first_i AND len(r.tokens) < 5;
 
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
 -- consecutive tokens. A text position is tried only where the sequence's first three tokens

@@ -65,3 +65,16 @@ def test_find_bare_skips_what_the_blanks_cover():
     assert found == {(7, 13, 17, "york"), (7, 19, 27, "new york"), (7, 23, 27, "york"),
                      # (glue before a lower-case letter: read both ways, as the corpus search does)
                      (8, 0, 4, "york"), (8, 11, 15, "york")}
+
+
+def test_a_rare_run_around_the_persons_own_value_stays_whole():
+    # The run "Science Weapon Hammer Tonight" is rare (one person writes it) and holds the
+    # person's own topic; it stays a RARE term, rather than giving way to the topic and leaving
+    # "Weapon Hammer Tonight" readable beside it (linking.sql).
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, topic VARCHAR, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [(1, 30, "Science", "Quiz: Science Weapon Hammer Tonight")] + OTHERS)
+    apply(con, config_from(CONFIG))
+    released = rows(con, "SELECT text FROM rx.audit WHERE person = 1")[0][0]
+    assert "Weapon" not in released and "Hammer" not in released, released
+    assert verify(con, strict=True).ok

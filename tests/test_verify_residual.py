@@ -126,6 +126,22 @@ def test_capitalised_sequences(residual_db, verdict):
     assert "i love zither music" not in sequences and 2 in _suspects(verdict)["zither"]
 
 
+def test_a_run_of_five_capitalised_words_is_no_suspect(tmp_path):
+    # A shouted sentence is rare as a phrase, as most sentences are, and is no name; a run of
+    # two to four is still a suspect (the guard's range).
+    con = duckdb.connect(str(tmp_path / "shout.duckdb"))
+    write_demo_database(con)
+    con.executemany("INSERT INTO posts VALUES (?, ?, ?)", [
+        (6, "16,May,2004", "MY PARENTS ARE MOVING AWAY SOON. Big Red Kitten won the cup again."),
+        (1, "17,May,2004", "Thank You Very Much For Everything.")])
+    apply(con, _config())
+    sequences = _suspects(verify(con), "sequence")
+    con.close()
+    assert "MY PARENTS ARE MOVING AWAY SOON" in _released(str(tmp_path / "shout.duckdb"), 6)
+    assert not [s for s in sequences if "moving" in s or "everything" in s], sequences
+    assert sequences["red kitten"] == {6}
+
+
 def test_bracketed_labels_are_no_suspects(residual_db, verdict):
     # Author 3 writes "gizmo"; the release writes author 4's flux capacitor as "[GIZMO]".
     assert "[GIZMO]" in _released(residual_db, 4)
