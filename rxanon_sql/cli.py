@@ -69,6 +69,44 @@ def _print_measures(con, schema: str) -> None:
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
 
+class _Progress:
+    """apply's progress callback on a terminal: a line naming the stage that runs, and for NER and
+    the term search a bar with their rate and time left."""
+    LABELS = {"ner": "NER", "search": "term search"}
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.status = None
+        self.bars = {}
+
+    def __call__(self, task: str, done: int, total: int | None) -> None:
+        from tqdm import tqdm
+        if total is None:
+            if self.status is None:
+                self.status = tqdm(file=self.stream, bar_format="{desc}", leave=False)
+            self.status.set_description_str(f"rxanon-sql: {task.replace('_', ' ')}")
+            return
+        bar = self.bars.get(task)
+        if bar is None:
+            bar = self.bars[task] = tqdm(total=total, desc=self.LABELS.get(task, task), unit=" texts",
+                                         file=self.stream, dynamic_ncols=True)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    def close(self) -> None:
+        for bar in (*self.bars.values(), self.status):
+            if bar is not None:
+                bar.close()
+
+
+def _progress(quiet: bool) -> _Progress | None:
+    """A progress display only where someone watches: not with --quiet, nor when stderr goes to a
+    file or a pipe, which would fill with redrawn bars."""
+    stream = click.get_text_stream("stderr")
+    return None if quiet or not stream.isatty() else _Progress(stream)
+
+
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     """Run the pipeline; a release that fails its check is reported and exits 1 (the pipeline
     rolled it back)."""
@@ -76,11 +114,14 @@ def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     from .udfs.ner import PipelineNotFound
     from .verify import ReleaseRejected
 
-    def progress(done, total):
-        if not quiet:
-            click.echo(f"  NER: {done}/{total} texts", err=True)
+    progress = _progress(quiet)
     try:
-        return apply(con, cfg, progress, reuse=reuse)
+        try:
+            return apply(con, cfg, progress, reuse=reuse)
+        finally:
+            # (before any message: a bar left open would share its line)
+            if progress is not None:
+                progress.close()
     except (ConfigError, InputError, PipelineNotFound) as e:
         _fail(str(e))
     except ReleaseRejected as e:
@@ -208,7 +249,9 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
               "beyond it DuckDB spills to disk.")
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild) -> None:
+@click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild,
+              quiet) -> None:
     """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
     try:
         cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
@@ -222,7 +265,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
         except duckdb.Error as e:
             _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
     with _readable(db):
-        report = _apply(con, cfg, reuse=not rebuild)
+        report = _apply(con, cfg, quiet=quiet, reuse=not rebuild)
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
