@@ -257,6 +257,9 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         fault_point("commit")
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.TransactionException:
+            pass        # (a COMMIT that failed ended the transaction itself: its error is the one raised)
         raise
     return report
