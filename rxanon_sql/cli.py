@@ -113,8 +113,7 @@ class _Progress:
 def _progress(quiet: bool) -> _Progress | None:
     """A progress display only where someone watches: not with --quiet, nor when stderr goes to a
     file or a pipe, which would fill with redrawn bars."""
-    stream = click.get_text_stream("stderr")
-    return None if quiet or not stream.isatty() else _Progress(stream)
+    return None if quiet or not sys.stderr.isatty() else _Progress(sys.stderr)
 
 
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
@@ -211,7 +210,8 @@ def main() -> None:
 @click.option("--db", default="demo.duckdb", show_default=True, help="DuckDB file to write the example into.")
 @click.option("--k", type=int, default=2, show_default=True, help="Each person indistinguishable from k-1 others.")
 @click.option("--lambda", "lam", type=float, default=0.5, show_default=True,
-              help="Partitioning's preference: 1 for cuts on the relational attributes, 0 for cuts on the text's terms.")
+              help="Partitioning's preference: 1 for cuts on the relational attributes, 0 for cuts on the "
+                   "text's terms.")
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True,
               help="Partitioning: mondrian, or gdf (cuts on the most frequent allowable term).")
 @click.option("--operator", type=click.Choice(OPERATORS), default="label", show_default=True,
