@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import atexit
 import sys
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,6 +24,15 @@ def _fail(message: str) -> None:
 def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     if read_only and not Path(db).exists():
         _fail(f"database {db!r} not found")
+    if not read_only:
+        _writable(db, "database")
+        # DuckDB writes its journal (DB.wal) beside the file, which a read-only directory refuses
+        # only at the first commit: after NER, or at the end of the run.
+        try:
+            tempfile.TemporaryFile(dir=Path(db).parent).close()
+        except OSError as e:
+            _fail(f"database {db!r}: cannot write in its directory {str(Path(db).parent)!r} ({e.strerror}), where "
+                  "DuckDB keeps its journal")
     try:
         con = duckdb.connect(db, read_only=read_only)
     except duckdb.Error as e:
@@ -69,6 +79,43 @@ def _print_measures(con, schema: str) -> None:
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
 
+class _Progress:
+    """apply's progress callback on a terminal: a line naming the stage that runs, and for NER and
+    the term search a bar with their rate and time left."""
+    LABELS = {"ner": "NER", "search": "term search"}
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.status = None
+        self.bars = {}
+
+    def __call__(self, task: str, done: int, total: int | None) -> None:
+        from tqdm import tqdm
+        if total is None:
+            if self.status is None:
+                self.status = tqdm(file=self.stream, bar_format="{desc}", leave=False)
+            self.status.set_description_str(f"rxanon-sql: {task.replace('_', ' ')}")
+            return
+        bar = self.bars.get(task)
+        if bar is None:
+            bar = self.bars[task] = tqdm(total=total, desc=self.LABELS.get(task, task), unit=" texts",
+                                         file=self.stream, dynamic_ncols=True)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    def close(self) -> None:
+        for bar in (*self.bars.values(), self.status):
+            if bar is not None:
+                bar.close()
+
+
+def _progress(quiet: bool) -> _Progress | None:
+    """A progress display only where someone watches: not with --quiet, nor when stderr goes to a
+    file or a pipe, which would fill with redrawn bars."""
+    return None if quiet or not sys.stderr.isatty() else _Progress(sys.stderr)
+
+
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     """Run the pipeline; a release that fails its check is reported and exits 1 (the pipeline
     rolled it back)."""
@@ -76,11 +123,14 @@ def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     from .udfs.ner import PipelineNotFound
     from .verify import ReleaseRejected
 
-    def progress(done, total):
-        if not quiet:
-            click.echo(f"  NER: {done}/{total} texts", err=True)
+    progress = _progress(quiet)
     try:
-        return apply(con, cfg, progress, reuse=reuse)
+        try:
+            return apply(con, cfg, progress, reuse=reuse)
+        finally:
+            # (before any message: a bar left open would share its line)
+            if progress is not None:
+                progress.close()
     except (ConfigError, InputError, PipelineNotFound) as e:
         _fail(str(e))
     except ReleaseRejected as e:
@@ -158,17 +208,22 @@ def main() -> None:
 
 @main.command()
 @click.option("--db", default="demo.duckdb", show_default=True, help="DuckDB file to write the example into.")
-@click.option("--k", type=int, default=2, show_default=True)
-@click.option("--lambda", "lam", type=float, default=0.5, show_default=True)
-@click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True)
+@click.option("--k", type=int, default=2, show_default=True, help="Each person indistinguishable from k-1 others.")
+@click.option("--lambda", "lam", type=float, default=0.5, show_default=True,
+              help="Partitioning's preference: 1 for cuts on the relational attributes, 0 for cuts on the "
+                   "text's terms.")
+@click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True,
+              help="Partitioning: mondrian, or gdf (cuts on the most frequent allowable term).")
 @click.option("--operator", type=click.Choice(OPERATORS), default="label", show_default=True,
               help="What replaces a term that cannot be kept (see README, Text operators).")
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="en: the paper's example; fr: eight patients' consultation notes in French (needs the French "
                    "pipeline: pip install \"rxanon-sql[fr]\").")
 def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -> None:
-    """Write the paper's running example (Table 1), or with --lang fr a French one, into DB as two
-    relations, anonymize it and print the release and its NCP."""
+    """Anonymize a small example and print its release.
+
+    Writes the rx-anon paper's running example (its Table 1), or with --lang fr a French one, into
+    DB as two relations, anonymizes it and prints the release and its NCP."""
     import tomllib
     from . import demo as english, demo_fr as french
     from .pipeline import check_schema_is_ours
@@ -208,8 +263,12 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
               "beyond it DuckDB spills to disk.")
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild) -> None:
-    """Anonymize the relations of DB as configured; writes schema rx (release, audit, measures)."""
+@click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
+def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild,
+              quiet) -> None:
+    """Anonymize the relations of DB as configured.
+
+    Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
     try:
         cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
                                                       operator=operator)
@@ -222,7 +281,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
         except duckdb.Error as e:
             _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
     with _readable(db):
-        report = _apply(con, cfg, reuse=not rebuild)
+        report = _apply(con, cfg, quiet=quiet, reuse=not rebuild)
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
@@ -240,13 +299,16 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
 
 @main.command(name="verify")
 @click.argument("db")
-@click.option("--schema", default="rx", show_default=True)
+@click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")
 @click.option("--k", type=int, help="Check against this k instead of the run's.")
 @click.option("--strict", is_flag=True, help="Fail also when the residual audit finds suspects: tokens or "
               "capitalised sequences of the released texts, not common words, that the original texts of fewer "
               "than k persons hold.")
 def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
-    """Exit 0 when the release in DB is k-anonymous and leaks no suppressed term; else list what fails."""
+    """Check that the release in DB is k-anonymous and leaks no term.
+
+    Exits 0 when every equivalence class holds k persons and no suppressed term is left in the
+    released texts; else lists what fails and exits 1."""
     con = _connect(db, read_only=True)
     try:
         with _readable(db):
@@ -258,12 +320,14 @@ def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
 @main.command()
 @click.argument("db")
 @click.argument("out")
-@click.option("--schema", default="rx", show_default=True)
+@click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")
 @click.option("--allow-unverified", is_flag=True, help="Write the release even when it fails verify's check "
               "(or without checking it).")
 def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
-    """Write the public release (only rx.release) to OUT, a .parquet or .csv file, if it passes
-    verify's check (without the residual audit, which never fails a plain verdict)."""
+    """Write the verified release to a .parquet or .csv file.
+
+    Writes only rx.release to OUT, and only if it passes verify's check (without the residual
+    audit, which never fails a plain verdict)."""
     from .sqlrun import table
     from .verify import verify
     suffix = Path(out).suffix.lower()
@@ -318,7 +382,7 @@ def load(db: str, file: str, name) -> None:
 
 @main.command()
 @click.argument("db")
-@click.option("--out", default="rx.toml", show_default=True)
+@click.option("--out", default="rx.toml", show_default=True, help="Configuration file to write (not replaced).")
 def init(db: str, out: str) -> None:
     """Write a starting configuration for the tables found in DB."""
     from .init import starting_config
@@ -344,7 +408,9 @@ def init(db: str, out: str) -> None:
 @click.option("--config", "config_path", type=click.Path(), help="Recognize as configured here (term lists, "
               "patterns, phone regions, pipeline, guard); default: the default configuration.")
 def entities_cmd(text: str, config_path) -> None:
-    """Show the sensitive terms found in TEXT ('-' reads standard input), with labels and offsets."""
+    """Show the sensitive terms found in TEXT, with labels and offsets.
+
+    TEXT '-' reads the text from standard input."""
     from .entities import entities, format_entities
     from .labels import check_labels, label_note
     from .udfs.ner import PipelineNotFound
@@ -367,8 +433,8 @@ def entities_cmd(text: str, config_path) -> None:
 @main.command(name="generate")
 @click.argument("db")
 @click.option("--persons", type=int, default=1000, show_default=True, help="Authors to generate.")
-@click.option("--posts-per-person", type=int, default=5, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--posts-per-person", type=int, default=5, show_default=True, help="Posts (texts) per author.")
+@click.option("--seed", type=int, default=0, show_default=True, help="The same seed writes the same data.")
 @click.option("--relational", type=click.Path(exists=True, dir_okay=False),
               help="Take authors and post dates from this CSV (id, gender, age, topic, sign, date; one row per "
                    "post, as blog_relational_full.csv.gz) and generate only the texts.")
@@ -377,7 +443,9 @@ def entities_cmd(text: str, config_path) -> None:
 @click.option("--out", "config_out", type=click.Path(dir_okay=False), help="Also write a matching configuration here.")
 def generate_cmd(db: str, persons: int, posts_per_person: int, seed: int, relational, prefill_cache: bool,
                  config_out) -> None:
-    """Write seeded blog-shaped relations `authors` and `posts` into DB (replacing them)."""
+    """Write generated blog-shaped test data into DB.
+
+    The relations `authors` and `posts` (replaced if there), seeded."""
     import tomllib
     from .generate import config_text, generate, prefill_cache as prefill
     if persons < 1 or posts_per_person < 1:

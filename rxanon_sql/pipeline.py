@@ -11,6 +11,7 @@ import datetime as dt
 import importlib.metadata
 import json
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -46,9 +47,13 @@ class RunReport:
     verdict: Verdict | None = None
     # columns of the source left out of the release, by why (join.unreleased)
     dropped: dict[str, list[str]] = field(default_factory=dict)
+    # apply's progress callback, told of each stage as it starts
+    progress: Callable | None = field(default=None, repr=False, compare=False)
 
     @contextmanager
     def stage(self, name: str):
+        if self.progress is not None:
+            self.progress(name, 0, None)
         start = time.perf_counter()
         fault_point(name)
         yield
@@ -165,13 +170,22 @@ def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: boo
     """Anonymize the configured source into schema cfg.schema; returns timings and counts. With
     `reuse`, a run whose source and configuration differ from the last one's only in parameters
     of partitioning, recoding and measures (reuse.RETUNE) keeps that run's join, terms, linking
-    and persons."""
+    and persons.
+
+    `progress(task, done, total)`, if given, is called as the run goes: with each stage's name
+    (the keys of RunReport.timings) as it starts, done 0 and total None; and while NER runs
+    ("ner") and the corpus-wide term search ("search"), with the texts done so far of total."""
     with system_allocator():
         return _apply(con, cfg, progress, reuse)
 
 
+def _task(progress, task: str):
+    """apply's progress callback for one counted task, as fill_cache and build_terms take it."""
+    return None if progress is None else lambda done, total: progress(task, done, total)
+
+
 def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -> RunReport:
-    report = RunReport()
+    report = RunReport(progress=progress)
     started = dt.datetime.now()
     register_find(con)
     register_cut(con)
@@ -201,7 +215,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
                 raise
             con.execute("ROLLBACK")
     with report.stage("ner"):
-        report.counts["texts_recognized"] = fill_cache(con, cfg, progress, pending)
+        report.counts["texts_recognized"] = fill_cache(con, cfg, _task(progress, "ner"), pending)
     s = cfg.schema
     con.execute("BEGIN TRANSACTION")
     try:
@@ -220,7 +234,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
                 batches = search_batches(con, cfg)
         if not report.reused:
             with report.stage("terms"):
-                build_terms(con, cfg, types, batches)
+                build_terms(con, cfg, types, batches, _task(progress, "search"))
             with report.stage("linking"):
                 link(con, cfg)
             with report.stage("persons"):
@@ -246,6 +260,9 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         fault_point("commit")
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.TransactionException:
+            pass        # (a COMMIT that failed ended the transaction itself: its error is the one raised)
         raise
     return report

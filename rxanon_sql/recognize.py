@@ -20,7 +20,7 @@ from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned,
 from .faults import fault_point
 from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
-from .udf import register_ner, replace_function
+from .udf import counted, register_ner, replace_function
 from .udfs.corpus import (BARE_ITEMS_SQL_TYPE, CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher,
                           find_bare_arrow, resolve_arrow)
 from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
@@ -86,7 +86,9 @@ def pending_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
 
 def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pending: int | None = None) -> int:
     """Recognize the texts of the source that the cache lacks; returns how many were recognized.
-    `pending`: what pending_texts returned just before, if it was called."""
+    `pending`: what pending_texts returned just before, if it was called. `progress(done, total)`:
+    called with the texts recognized so far after each vector of texts DuckDB hands the
+    recognizer (2,048 at most), not only once per committed chunk."""
     total = pending_texts(con, cfg) if pending is None else pending
     if total:
         create_schema(con, cfg.schema)
@@ -94,9 +96,12 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
         # (committed now, before the run's own transaction: the cache is rxanon-sql's from the start)
         mark_owned(con, cfg.schema)
         recognizer = make_recognizer(cfg)
-        register_ner(con, recognizer)
+        register_ner(con, recognizer, None if progress is None else lambda done: progress(done, total))
+        if progress is not None:
+            # (the first vector can take a minute: the display starts its clock now)
+            progress(0, total)
         try:
-            _fill(con, cfg, fingerprint(cfg), total, progress)
+            _fill(con, cfg, fingerprint(cfg), total)
         finally:
             if hasattr(recognizer, "close"):
                 recognizer.close()
@@ -128,14 +133,12 @@ def make_recognizer(cfg: Config):
     return Recognizer(*args, **guards)
 
 
-def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int, progress) -> None:
+def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int) -> None:
     for lo in range(0, total, CHUNK):
         con.execute("BEGIN TRANSACTION")
         run_file(con, "ner_fill", cfg.schema, fingerprint=fp, lo=lo, hi=lo + CHUNK)
         con.execute("COMMIT")
         fault_point("ner_chunk")
-        if progress:
-            progress(min(lo + CHUNK, total), total)
 
 
 def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
@@ -168,12 +171,14 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, "rx_find_texts_own", find_texts_own(sets), [OWN_ITEMS_SQL_TYPE, "VARCHAR[]"], OWN_MATCH_SQL_TYPE)
 
 
-def register_find_corpus(con: duckdb.DuckDBPyConnection) -> None:
+def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
     """rx_find_corpus(text): the text searched for every needle of the temporary table
     corpus_needles (corpus_needles.sql) at once; rx_resolve(matches): which of a cluster of
-    overlapping matches stay (resolve_matches.sql)."""
+    overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
     needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
-    replace_function(con, "rx_find_corpus", CorpusSearcher(needles).arrow, ["VARCHAR"], CORPUS_MATCH_SQL_TYPE)
+    search = CorpusSearcher(needles).arrow
+    replace_function(con, "rx_find_corpus", search if on_rows is None else counted(search, on_rows), ["VARCHAR"],
+                     CORPUS_MATCH_SQL_TYPE)
     replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_ITEMS_SQL_TYPE], RESOLVE_ITEMS_SQL_TYPE)
 
 
@@ -196,8 +201,11 @@ def search_batches(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
     return max(1, -(-int(total) // SEARCH_BATCH_BYTES))
 
 
-def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], batches: int) -> None:
-    """The run's terms (temporary table terms_found); `batches`: search_batches' count."""
+def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], batches: int,
+                progress=None) -> None:
+    """The run's terms (temporary table terms_found); `batches`: search_batches' count.
+    `progress(done, total)`: the texts of rx.texts the corpus-wide search has gone through, after
+    each vector of them."""
     register_find_texts(con)
     drop_base_table(con, table("terms_found", cfg.schema))     # (a table of earlier versions)
     run_file(con, "terms", cfg.schema)
@@ -208,7 +216,12 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     mark_identifiers(con, cfg)
     run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, allow=list(cfg.allow), token=TOKEN, sequence=CAPITALISED_SEQUENCE,
              gap=SEQUENCE_GAP)
-    register_find_corpus(con)
+    on_rows = None
+    if progress is not None:
+        total = run(con, exp.select(exp.Count(this=exp.Star())).from_(table("texts", cfg.schema))).fetchall()[0][0]
+        on_rows = lambda done: progress(done, total)
+        progress(0, total)
+    register_find_corpus(con, on_rows)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
     for name in ("propagate", "resolve_matches", "propagate_terms"):

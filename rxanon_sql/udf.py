@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import duckdb
 import pyarrow as pa
@@ -33,9 +34,29 @@ def register_cut(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
 
 
-def register_ner(con: duckdb.DuckDBPyConnection, recognizer) -> None:
+def counted(function, on_rows):
+    """`function` (an Arrow UDF), calling on_rows(done) after each vector with the rows it has
+    returned so far: the progress of a long statement, which DuckDB reports nowhere else."""
+    done = 0
+    # (DuckDB may call a UDF from several of its threads: the count and the report go together,
+    # so that the reported counts only ever grow)
+    lock = threading.Lock()
+
+    def call(values):
+        nonlocal done
+        out = function(values)
+        with lock:
+            done += len(values)
+            on_rows(done)
+        return out
+    return call
+
+
+def register_ner(con: duckdb.DuckDBPyConnection, recognizer, on_rows=None) -> None:
+    """rx_ner(text); `on_rows`: as for counted()."""
     from .udfs.ner import ENTITY_SQL_TYPE
-    replace_function(con, _NER, recognizer.arrow, ["VARCHAR"], ENTITY_SQL_TYPE)
+    function = recognizer.arrow if on_rows is None else counted(recognizer.arrow, on_rows)
+    replace_function(con, _NER, function, ["VARCHAR"], ENTITY_SQL_TYPE)
 
 
 @contextlib.contextmanager

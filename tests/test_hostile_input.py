@@ -16,7 +16,7 @@ from test_cli import cli, demo_db
 def one_line_error(r, *culprits: str) -> str:
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr
-    lines = [l for l in r.stderr.splitlines() if not l.startswith("  NER:")]
+    lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("rxanon-sql: error: "), r.stderr
     for c in culprits:
         assert c in lines[0], (c, lines[0])
