@@ -36,7 +36,8 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parent.parent / "shared" / "data"
 BLOGS = DATA / "blogs" / "blog_relational_full.csv.gz"
 ADULT = DATA / "adult" / "adult.csv"
-STAGES = ("validate", "ner", "join", "terms", "linking", "persons", "partitioning", "recoding_release", "measures")
+STAGES = ("validate", "ner", "join", "terms", "linking", "persons", "partitioning", "recoding_release", "measures",
+          "check")
 # The anonymization steps after NER (what the original needs 230 s for on 5,000 authors).
 AFTER_NER = ("terms", "linking", "persons", "partitioning", "recoding_release", "measures")
 ADULT_QIS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation")
