@@ -100,17 +100,14 @@ def _connect(path: str, threads: int, memory_limit: str):
 
 
 def child_build(spec: dict) -> dict:
-    import tomllib
-    from rxanon_sql.config import parse_config
-    from rxanon_sql.generate import config_text, generate, prefill_cache
+    from rxanon_sql.generate import generate, prefill_generated
     con = _connect(spec["db"], 2, "4GB")
     start = time.perf_counter()
     stats = generate(con, spec.get("persons", 0), spec.get("posts", 5), seed=spec.get("seed", 0),
                      relational=spec.get("relational"), entities=spec.get("prefill", True),
                      foreign_dates=spec.get("foreign_dates", True))
     if spec.get("prefill", True):
-        stats["cached"] = prefill_cache(con, parse_config(tomllib.loads(config_text())))
-        con.execute("DROP TABLE generated_entities")
+        stats["cached"] = prefill_generated(con)
     stats["seconds"] = time.perf_counter() - start
     con.close()
     return stats

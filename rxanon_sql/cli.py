@@ -1,7 +1,6 @@
 """The `rxanon-sql` command."""
 from __future__ import annotations
 
-import atexit
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -11,7 +10,7 @@ import click
 import duckdb
 
 from .config import OPERATORS, ConfigError, load_config, parse_config
-from .join import InputError
+from .errors import ReleaseRejected, RxAnonSqlError
 
 EXIT_BAD_INPUT = 2
 
@@ -37,8 +36,9 @@ def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect(db, read_only=read_only)
     except duckdb.Error as e:
         _fail(f"cannot open database {db!r}: {str(e).splitlines()[0]}")
-    # Closed on every exit path, error exits included, so that no file lock outlives the command.
-    atexit.register(con.close)
+    # Closed when the command ends, error exits included, so that no file lock outlives it: not
+    # at the process's exit, since a program or test may run many commands in one process.
+    click.get_current_context().call_on_close(con.close)
     return con
 
 
@@ -66,15 +66,14 @@ def _table(rows: list[tuple], header: list[str], width: int = 100) -> str:
 
 
 def _print_release(con, schema: str) -> None:
-    from .sqlrun import table
-    rel = con.execute(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
-    header = [d[0] for d in rel.description]
-    click.echo(_table(rel.fetchall(), header))
+    from .release import release_relation
+    rel = release_relation(con, schema)
+    click.echo(_table(rel.fetchall(), rel.columns))
 
 
 def _print_measures(con, schema: str) -> None:
-    from .sqlrun import table
-    ncp = con.execute(f"SELECT ncp_a, ncp_x, ncp, records, partitions FROM {table('ncp', schema).sql('duckdb')}").fetchall()[0]
+    from .measures import dataset_ncp
+    ncp = dataset_ncp(con, schema)
     nx = "n/a" if ncp[1] is None else f"{ncp[1]:.4f}"
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
@@ -117,27 +116,15 @@ def _progress(quiet: bool) -> _Progress | None:
 
 
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
-    """Run the pipeline; a release that fails its check is reported and exits 1 (the pipeline
-    rolled it back)."""
+    """Run the pipeline (a release that fails its check raises ReleaseRejected: see _Commands)."""
     from .pipeline import apply
-    from .udfs.ner import PipelineNotFound
-    from .verify import ReleaseRejected
-
     progress = _progress(quiet)
     try:
-        try:
-            return apply(con, cfg, progress, reuse=reuse)
-        finally:
-            # (before any message: a bar left open would share its line)
-            if progress is not None:
-                progress.close()
-    except (ConfigError, InputError, PipelineNotFound) as e:
-        _fail(str(e))
-    except ReleaseRejected as e:
-        _report_verdict(e.verdict)
-        click.echo(f"rxanon-sql: error: the new release fails its check; it was rolled back, and schema "
-                   f"{cfg.schema!r} holds the previous release, if any", err=True)
-        sys.exit(1)
+        return apply(con, cfg, progress, reuse=reuse)
+    finally:
+        # (before any message: a bar left open would share its line)
+        if progress is not None:
+            progress.close()
 
 
 def _report_verdict(v) -> None:
@@ -185,7 +172,9 @@ def _verify_and_exit(con, schema: str, k: int | None = None, strict: bool = Fals
     try:
         v = verify(con, schema, k, strict=strict)
     except ConfigError as e:
-        _fail(f"--k {k}: {e}")
+        if k is None:       # (not the option's fault: no "--k None")
+            raise
+        raise ConfigError(f"--k {k}: {e}") from None
     _report_verdict(v)
     con.close()
     sys.exit(0 if v.ok else 1)
@@ -200,7 +189,23 @@ def _report_check_and_exit(con, schema: str, verdict) -> None:
     sys.exit(0 if verdict.ok else 1)
 
 
-@click.group()
+class _Commands(click.Group):
+    """The one place where the library's refusals become the command's exit: an RxAnonSqlError
+    is bad input, one line and exit 2; a release that fails its own check is not, and exits 1
+    after its verdict."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except ReleaseRejected as e:
+            _report_verdict(e.verdict)
+            click.echo(f"rxanon-sql: error: {e}", err=True)
+            sys.exit(1)
+        except RxAnonSqlError as e:
+            _fail(str(e))
+
+
+@click.group(cls=_Commands)
 @click.version_option(package_name="rxanon-sql")
 def main() -> None:
     """Joint k-anonymization of relational attributes and free text inside DuckDB (rx-anon)."""
@@ -228,18 +233,11 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
     from . import demo as english, demo_fr as french
     from .pipeline import check_schema_is_ours
     example = french if lang == "fr" else english
-    try:
-        cfg = parse_config(tomllib.loads(example.CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy,
-                                                                         operator=operator)
-    except ConfigError as e:
-        _fail(str(e))
+    cfg = parse_config(tomllib.loads(example.CONFIG)).with_overrides(k=k, lam=lam, strategy=strategy, operator=operator)
     con = _connect(db)
-    try:
-        # (before the demo's tables are written, which the run's own check comes after)
-        check_schema_is_ours(con, cfg.schema)
-        example.write_demo_database(con)
-    except InputError as e:
-        _fail(str(e))
+    # (before the demo's tables are written, which the run's own check comes after)
+    check_schema_is_ours(con, cfg.schema)
+    example.write_demo_database(con)
     report = _apply(con, cfg, quiet=True)
     title = "French consultation notes" if lang == "fr" else "The running example of the rx-anon paper"
     click.echo(f"{title}, anonymized with k={k}, lambda={lam}, {strategy} (database {db}, schema rx):\n")
@@ -269,11 +267,8 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
     """Anonymize the relations of DB as configured.
 
     Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
-    try:
-        cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
-                                                      operator=operator)
-    except ConfigError as e:
-        _fail(str(e))
+    cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
+                                                  operator=operator)
     con = _connect(db)
     if memory_limit is not None:
         try:
@@ -328,7 +323,7 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
 
     Writes only rx.release to OUT, and only if it passes verify's check (without the residual
     audit, which never fails a plain verdict)."""
-    from .sqlrun import table
+    from .release import release_relation
     from .verify import verify
     suffix = Path(out).suffix.lower()
     if suffix not in (".parquet", ".csv"):
@@ -340,7 +335,7 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
             # (checked here and now rather than read from a recorded verdict: the release may have
             # been changed since, or written by a version that published failing releases)
             v = None if allow_unverified else verify(con, schema, residual=False)
-            rel = con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
+            rel = release_relation(con, schema)
         except duckdb.CatalogException:
             _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
     if v is not None and not v.ok:
@@ -364,16 +359,10 @@ def load(db: str, file: str, name) -> None:
     Formats by extension: .csv, .tsv, .parquet, .json, .jsonl (CSV and JSON also .gz). A row key
     column `row_key` (1..n in file order) is added when no column can stand for a person."""
     from .load import load as load_file, reader
-    try:
-        reader(file)            # (before the database file is created)
-    except InputError as e:
-        _fail(str(e))
+    reader(file)            # (before the database file is created)
     con = _connect(db)
-    try:
-        with _readable(db):
-            loaded = load_file(con, file, name)
-    except InputError as e:
-        _fail(str(e))
+    with _readable(db):
+        loaded = load_file(con, file, name)
     con.close()
     click.echo(f"loaded {loaded.rows} rows and {loaded.columns} columns into table {loaded.table!r} of {db}"
                + (f", with a row key {loaded.key!r} (1..{loaded.rows} in file order) since no column identifies a "
@@ -391,11 +380,8 @@ def init(db: str, out: str) -> None:
     _writable(out, "--out")
     con = _connect(db, read_only=True)
     warnings: list[str] = []
-    try:
-        with _readable(db):
-            text = starting_config(con, warnings)
-    except InputError as e:
-        _fail(str(e))
+    with _readable(db):
+        text = starting_config(con, warnings)
     con.close()
     for w in warnings:
         click.echo(f"rxanon-sql: warning: {w}", err=True)
@@ -413,18 +399,17 @@ def entities_cmd(text: str, config_path) -> None:
     TEXT '-' reads the text from standard input."""
     from .entities import entities, format_entities
     from .labels import check_labels, label_note
-    from .udfs.ner import PipelineNotFound
+    from .recognize import check_rules
     cfg = None
     if text == "-":
         text = sys.stdin.read()
-    try:
-        if config_path:
-            cfg = load_config(config_path)
-            check_labels(cfg)
-        spans = entities(text, cfg)
-        note = label_note(cfg)
-    except (PipelineNotFound, ValueError) as e:      # (ConfigError is a ValueError)
-        _fail(str(e))
+    if config_path:
+        cfg = load_config(config_path)
+        # (as apply checks them: the recognizer itself would refuse a bad pattern with a bare ValueError)
+        check_rules(cfg)
+        check_labels(cfg)
+    spans = entities(text, cfg)
+    note = label_note(cfg)
     click.echo(format_entities(text, spans))
     if note:
         click.echo(note)
@@ -446,15 +431,13 @@ def generate_cmd(db: str, persons: int, posts_per_person: int, seed: int, relati
     """Write generated blog-shaped test data into DB.
 
     The relations `authors` and `posts` (replaced if there), seeded."""
-    import tomllib
-    from .generate import config_text, generate, prefill_cache as prefill
+    from .generate import config_text, generate, prefill_generated
     if persons < 1 or posts_per_person < 1:
         _fail("--persons and --posts-per-person must be >= 1")
     con = _connect(db)
     stats = generate(con, persons, posts_per_person, seed=seed, relational=relational, entities=prefill_cache)
     if prefill_cache:
-        stats["cached"] = prefill(con, parse_config(tomllib.loads(config_text())))
-        con.execute("DROP TABLE generated_entities")
+        stats["cached"] = prefill_generated(con)
     if config_out:
         Path(config_out).write_text(config_text(), encoding="utf-8")
     con.close()

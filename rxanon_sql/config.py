@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .common_words import DEFAULT_ZIPF
+from .errors import ConfigError
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 STRATEGIES = ("mondrian", "gdf")
@@ -39,10 +40,6 @@ RESERVED_COLUMNS = ("row_id", "person", "partition_id")
 
 
 MAX_K = 2**31 - 1
-
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the offending key."""
 
 
 @dataclass(frozen=True)

@@ -332,6 +332,16 @@ def prefill_cache(con: duckdb.DuckDBPyConnection, cfg) -> int:
     return con.execute(f"SELECT count(*) FROM {cache}").fetchall()[0][0] - before
 
 
+def prefill_generated(con: duckdb.DuckDBPyConnection) -> int:
+    """prefill_cache for the configuration of `config_text`, then drop `generated_entities`: the
+    cache holds the spans now, and a table left in the user's database would be read by `init`."""
+    import tomllib
+    from .config import parse_config
+    cached = prefill_cache(con, parse_config(tomllib.loads(config_text())))
+    con.execute("DROP TABLE generated_entities")
+    return cached
+
+
 def dense_text(chars: int, seed: int = 0) -> str:
     """One text of about `chars` characters that is nothing but terms: Faker's names, places,
     companies, numbers and dates in short sentences, thousands of them distinct. The worst case

@@ -12,15 +12,12 @@ import sqlglot
 from sqlglot import exp
 
 from .config import Config
+from .errors import InputError
 from .sqlrun import col, fold, ident, lit, run, run_file, table, union_all
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")
 DATE_TYPES = ("DATE", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")
-
-
-class InputError(ValueError):
-    """Input data that cannot be anonymized as configured; the message names table, column or value."""
 
 
 def relation_table(path: tuple[str, ...]) -> exp.Table:

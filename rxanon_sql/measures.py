@@ -6,9 +6,16 @@ import duckdb
 
 from .config import Config
 from .release import build_classes
-from .sqlrun import run_file
+from .sqlrun import run_file, table
 
 
 def measure(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run_file(con, "measures", cfg.schema)
     build_classes(con, cfg)
+
+
+def dataset_ncp(con: duckdb.DuckDBPyConnection, schema: str) -> tuple:
+    """The release's NCP as measured: (ncp_a, ncp_x, ncp, records, partitions); ncp_x is NULL
+    without text columns."""
+    return con.execute(f"SELECT ncp_a, ncp_x, ncp, records, partitions FROM {table('ncp', schema).sql('duckdb')}") \
+        .fetchall()[0]

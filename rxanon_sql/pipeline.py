@@ -255,7 +255,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         with report.stage("check"):
             report.verdict = verify(con, s, residual=False)
         if not report.verdict.ok:
-            raise ReleaseRejected(report.verdict)
+            raise ReleaseRejected(report.verdict, s)
         mark_owned(con, s)
         fault_point("commit")
         con.execute("COMMIT")

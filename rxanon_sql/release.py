@@ -11,7 +11,7 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, drop_base_table, drop_temporary, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, drop_base_table, drop_temporary, ident, lit, run, run_file, schema_objects, table, union_all
 
 
 def released_columns(cfg: Config, columns: list[str]) -> list[str]:
@@ -97,6 +97,16 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run(con, exp.Create(this=table("audit_texts", s), kind="VIEW", replace=True, expression=union_all(texts)))
     drop_base_table(con, table("released_texts", s))
     run_file(con, "release_text", s)
+
+
+def release_relation(con: duckdb.DuckDBPyConnection, schema: str) -> duckdb.DuckDBPyRelation:
+    """The public release of `schema`, as a relation to print or export; a CatalogException
+    when the schema holds none."""
+    # (checked first: for a missing table DuckDB would scan this module's function `release`, a
+    # Python replacement scan, and fail with an error that names neither schema nor table)
+    if "release" not in schema_objects(con, schema):
+        raise duckdb.CatalogException(f"schema {schema!r} holds no release")
+    return con.sql(f"SELECT * FROM {table('release', schema).sql('duckdb')}")
 
 
 def classes_query(cfg: Config) -> exp.Select:

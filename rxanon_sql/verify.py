@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
 from .config import Config
+from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; importers found it here)
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .udf import register_cut
@@ -80,14 +81,6 @@ class Verdict:
     @property
     def suspect_persons(self) -> int:
         return len({r[3] for r in self.suspects})
-
-
-class ReleaseRejected(Exception):
-    """A release that fails its check: the run that built it rolls back and publishes nothing."""
-
-    def __init__(self, verdict: Verdict):
-        super().__init__("the release fails its check")
-        self.verdict = verdict
 
 
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:

@@ -1,20 +1,29 @@
-"""End-to-end tests of each command, run as a user would (a subprocess on a database file)."""
+"""End-to-end tests of each command, run as a user would on a database file, in this process
+(CliRunner): the tests that need a process of their own (a kill, a lock held by another process,
+a terminal, another environment) start one with CLI."""
 import subprocess
 import sys
-import tempfile
 import tomllib
+import traceback
 
 import duckdb
 import pyarrow.parquet as pq
+from click.testing import CliRunner
 
+from rxanon_sql.cli import main
 from rxanon_sql.demo import CONFIG, write_demo_database
 
 CLI = [sys.executable, "-m", "rxanon_sql"]
 
 
-def cli(*args):
-    # Run outside the checkout, so that the installed package is the one tested.
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=tempfile.gettempdir(), timeout=300)
+def cli(*args) -> subprocess.CompletedProcess:
+    """The command's exit status, standard output and standard error, as from a process of its own."""
+    r = CliRunner().invoke(main, [str(a) for a in args])
+    err = r.stderr
+    if r.exc_info is not None and not isinstance(r.exc_info[1], SystemExit):
+        # (what Python would print before exit status 1: the tests that look for a traceback find it)
+        err += "".join(traceback.format_exception(*r.exc_info))
+    return subprocess.CompletedProcess(args, r.exit_code, r.stdout, err)
 
 
 def demo_db(tmp_path, config: str | None = CONFIG):

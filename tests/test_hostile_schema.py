@@ -4,9 +4,6 @@ of the same name in another schema. Each refusal is one line naming the culprit 
 table of every schema as it was."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import duckdb
 import pytest
 
@@ -16,6 +13,7 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.join import InputError
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
+from test_cli import cli
 
 CONFIG = """
 [source]
@@ -62,10 +60,6 @@ def refused(con, cfg, message, error=InputError):
         apply(con, cfg)
     assert "\n" not in str(err.value)
     assert everything(con) == before
-
-
-def cli(*args):
-    return subprocess.run([sys.executable, "-m", "rxanon_sql", *args], capture_output=True, text=True, timeout=600)
 
 
 # --- 3: column names that differ only in case ---------------------------------------------------

@@ -21,6 +21,7 @@ from rxanon_sql.cli import main
 from rxanon_sql.demo import CONFIG, write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import ReleaseRejected, verify
+from test_cli import cli
 
 # Each author has an e-mail address (a direct identifier, dropped) and a contact column that
 # repeats author 3's address. Released as an insensitive column, the contact names a direct
@@ -59,7 +60,7 @@ def db(base_db, tmp_path):
     return path
 
 
-def cli(*args, env=None):
+def cli_process(*args, env=None):
     # (a process of its own: the rendered-SQL cache is read at a process's first statement)
     return subprocess.run([sys.executable, "-m", "rxanon_sql", *args], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=300, env={**os.environ, **(env or {})})
@@ -148,7 +149,7 @@ def test_a_tampered_sql_cache_does_not_silence_the_leak_check(db, tmp_path, monk
     for key in tampered:
         cache[key] = [["SELECT 1, 1, 'text', 0, 0, 'x' WHERE FALSE", []]]
     json.dump(cache, open(path, "w"))
-    r = cli("verify", db, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    r = cli_process("verify", db, env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert r.returncode == 1, r.stdout + r.stderr
     assert "1 leaks" in r.stdout and f"LEAK row {row} column 'text'" in r.stderr and "'pedro'" in r.stderr
 

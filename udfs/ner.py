@@ -14,6 +14,7 @@ import functools
 import pyarrow as pa
 
 from rxanon_sql.common_words import DEFAULT_ZIPF, common_words, name_words
+from rxanon_sql.errors import PipelineNotFound
 
 from .glue import clean
 from .language_rules import language_rules
@@ -44,10 +45,6 @@ _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 _COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT", "MISC"})
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
-
-
-class PipelineNotFound(RuntimeError):
-    pass
 
 
 @functools.lru_cache(maxsize=4)

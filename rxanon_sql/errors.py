@@ -1,0 +1,40 @@
+"""The errors rxanon-sql raises, under one root.
+
+A caller (the command line, or a program using the library) catches `RxAnonSqlError` to tell
+the tool's own refusals, whose message names the configuration key, relation, column or value
+at fault, from bugs and from DuckDB's errors. The subclasses keep the built-in base they had
+before the root existed (`ValueError`, `RuntimeError`), so that code catching those still works.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .verify import Verdict
+
+
+class RxAnonSqlError(Exception):
+    """Raised by rxanon-sql for input or a state it refuses; the message is one line."""
+
+
+class ConfigError(RxAnonSqlError, ValueError):
+    """A configuration that cannot be used; the message names the offending key."""
+
+
+class InputError(RxAnonSqlError, ValueError):
+    """Input data that cannot be anonymized as configured; the message names table, column or value."""
+
+
+class PipelineNotFound(RxAnonSqlError, RuntimeError):
+    """The configured spaCy pipeline is not installed."""
+
+
+class ReleaseRejected(RxAnonSqlError):
+    """A release that fails its check: the run that built it rolls back and publishes nothing.
+    Not bad input: the command line reports the verdict and exits 1, not 2."""
+
+    def __init__(self, verdict: Verdict, schema: str = "rx"):
+        super().__init__(f"the new release fails its check; it was rolled back, and schema {schema!r} holds the "
+                         "previous release, if any")
+        self.verdict = verdict
+        self.schema = schema
