@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from .config import Config
 from .identifiers import register_identifier_search
-from .recognize import register_find_bare, register_find_texts
+from .recognize import register_find_texts
 from .sqlrun import drop_temporary, run, run_file, table
 from .udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
 
@@ -266,7 +266,6 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
         run_file(con, "operator_surrogates_redraw", s)
     run_file(con, "operator_surrogates_final", s)
     run_file(con, "recode_text", s)
-    register_find_bare(con)
     run_file(con, "sweep", s)
     # Nothing reads the working tables of generalization and drawing after this.
     drop_temporary(con, "gen_options", "gen_candidates", "gen_choice", "gen_shown", "surrogate_keys", "surrogate_needles",

@@ -21,8 +21,7 @@ from .faults import fault_point
 from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
-from .udfs.corpus import (BARE_ITEMS_SQL_TYPE, CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher,
-                          find_bare_arrow, resolve_arrow)
+from .udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
 from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
@@ -181,11 +180,6 @@ def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
                      CORPUS_MATCH_SQL_TYPE)
     replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_ITEMS_SQL_TYPE], RESOLVE_ITEMS_SQL_TYPE)
 
-
-def register_find_bare(con: duckdb.DuckDBPyConnection) -> None:
-    """rx_find_bare(items, needles): a person's needles in their texts, outside the replaced spans
-    (sweep.sql)."""
-    replace_function(con, "rx_find_bare", find_bare_arrow, [BARE_ITEMS_SQL_TYPE, "VARCHAR[]"], TEXT_MATCH_SQL_TYPE)
 
 
 # Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).

@@ -423,3 +423,31 @@ LEFT JOIN rare_spans AS r ON r.term_id = f.rowid
 WHERE b.attribute IS NOT NULL OR f.source = 'identifier' OR f.label IN (SELECT label FROM rx.labels)
    OR r.term_id IS NOT NULL
 ORDER BY f.row_id, f.attribute, f.start_pos;
+
+-- The occurrences of a person's surfaces (propagate.sql) that no term holds in the end: a choice
+-- among overlapping spans (resolve_matches.sql, linking above) can leave one bare beside the span
+-- that won. The sweep (sweep.sql) replaces those the release replaces elsewhere for the person.
+-- (A table: a retuned run starts after linking.)
+CREATE OR REPLACE TABLE rx.bare_occurrences AS
+WITH occurrences AS (
+    SELECT t.row_id, t.person, t.attribute, o.start_pos, o.end_pos, o.needle AS norm
+    FROM surface_occurrences AS o
+    JOIN rx.texts AS t ON t.text_id = o.text_id
+    ANTI JOIN rx.terms AS k
+        ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos = o.start_pos AND k.end_pos = o.end_pos
+),
+-- (inside a longer term: paired within buckets of 256 characters, as terms.sql pairs spans)
+o AS (
+    SELECT *, unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM occurrences
+),
+k AS (
+    SELECT row_id, attribute, start_pos, end_pos,
+           unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM rx.terms
+    WHERE (row_id, attribute) IN (SELECT row_id, attribute FROM occurrences)
+)
+SELECT DISTINCT o.row_id, o.person, o.attribute, o.start_pos, o.end_pos, o.norm
+FROM o
+ANTI JOIN k ON k.row_id = o.row_id AND k.attribute = o.attribute AND k.bucket = o.bucket
+           AND k.start_pos <= o.start_pos AND o.end_pos <= k.end_pos;

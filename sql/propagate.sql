@@ -92,4 +92,9 @@ SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM corpus_matches AS m
 SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;
 
+-- Every occurrence of a person's surfaces, before the choices among overlapping ones: those no
+-- term holds in the end are the sweep's (linking.sql, sweep.sql).
+CREATE OR REPLACE TEMP TABLE surface_occurrences AS
+SELECT text_id, start_pos, end_pos, needle FROM counted_matches;
+
 -- (resolve_matches.sql, then propagate_terms.sql continue from here: recognize.build_terms)

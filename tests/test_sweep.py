@@ -2,13 +2,11 @@
 is replaced everywhere in them, whichever span the earlier choices left it in. The sentences are
 from the blog authorship corpus, where each of these once ended in a leak report."""
 import duckdb
-import pyarrow as pa
 import pytest
 
 from helpers import config_from, rows
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
-from rxanon_sql.udfs.corpus import find_bare_arrow
 
 CONFIG = """
 [source]
@@ -52,19 +50,6 @@ def test_a_surface_replaced_elsewhere_is_replaced_here(texts, surface):
     assert (surface.lower(),) in replaced, replaced
     assert not [t for t in released if surface in t.split() or f" {surface} " in f" {t} "], released
     assert verify(con).ok
-
-
-def test_find_bare_skips_what_the_blanks_cover():
-    items = pa.array([[{"id": 7, "text": "New York and York, new york", "blanks": [{"start_pos": 4, "end_pos": 8}]},
-                       {"id": 8, "text": "York\u200bshire york", "blanks": None}]],
-                     type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string()), ("blanks", pa.list_(
-                         pa.struct([("start_pos", pa.int32()), ("end_pos", pa.int32())])))])))
-    got = find_bare_arrow(items, pa.array([["new york", "york"]])).to_pylist()[0]
-    found = {(m["id"], m["start_pos"], m["end_pos"], m["needle"]) for m in got}
-    # "York" at 4 is blanked, so "New York" there is not whole; the second "New York" is
-    assert found == {(7, 13, 17, "york"), (7, 19, 27, "new york"), (7, 23, 27, "york"),
-                     # (glue before a lower-case letter: read both ways, as the corpus search does)
-                     (8, 0, 4, "york"), (8, 11, 15, "york")}
 
 
 def test_a_rare_run_around_the_persons_own_value_stays_whole():

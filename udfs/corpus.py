@@ -24,7 +24,7 @@ import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
 
-from .find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, TEXT_MATCH_ARROW_TYPE, _ints, _is_word, _list_of, _strings
+from .find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _is_word, _list_of, _strings
 from .glue import GLUE_RUN, glue_runs, is_glue
 
 # `capital`: every word of the match begins with a capital or a digit (corpus_needles.sql's cased
@@ -225,45 +225,3 @@ def resolve_arrow(clusters: pa.Array) -> pa.Array:
         out.append(kept)
     return pa.array(out, type=MATCH_ARROW_TYPE)
 
-
-# (rx_find_bare: a person's texts, each with the spans its release replaces)
-BARE_ITEMS_SQL_TYPE = "STRUCT(id BIGINT, text VARCHAR, blanks STRUCT(start_pos INTEGER, end_pos INTEGER)[])[]"
-
-
-def find_bare_arrow(items: pa.Array, needles: pa.Array) -> pa.Array:
-    """rx_find_bare(items, needles): per row (one person), the whole-word matches of the row's
-    needles in its texts ({id, text, blanks}) that touch none of the text's blanks: what the
-    release would still show (sweep.sql). One automaton per row, of that person's needles only:
-    one automaton of every person's needles matched each common word in every text (1.4 million
-    matches, 7 s on the 300 real blog authors), and rx_find_texts' search per person took 19 s.
-    The blanks are spaces in the searched text, so nothing inside them is found; a match across
-    one ("new [GPE] york" for "new york") touches it and is dropped."""
-    out = []
-    for row, wanted in zip(items.to_pylist(), needles.to_pylist()):
-        if not row or not wanted:
-            out.append([])
-            continue
-        searcher = CorpusSearcher(wanted)
-        texts, touched = zip(*(_blanked(item["text"] or "", item["blanks"] or []) for item in row))
-        found = set()
-        text_of, start, end, needle, _ = searcher.search(list(texts))
-        for t, s, e, n in zip(text_of.tolist(), start.tolist(), end.tolist(), needle.tolist()):
-            if touched[t] is None or touched[t][e] == touched[t][s]:
-                found.update((row[t]["id"], s, e, norm) for norm in searcher.norms[n])
-        out.append([{"id": i, "start_pos": s, "end_pos": e, "needle": n} for i, s, e, n in sorted(found)])
-    return pa.array(out, type=TEXT_MATCH_ARROW_TYPE)
-
-
-def _blanked(text: str, blanks: list[dict]) -> tuple[str, np.ndarray | None]:
-    """The text with its blanks turned into spaces, and the running count of blanked characters
-    before each position (None for no blank): a match [s, e) touches a blank where the count at e
-    and at s differ. (Linear in the text: a dense text has thousands of blanks.)"""
-    if not blanks:
-        return text, None
-    edges = np.zeros(len(text) + 1, dtype=np.int64)
-    np.add.at(edges, [b["start_pos"] for b in blanks], 1)
-    np.add.at(edges, [b["end_pos"] for b in blanks], -1)
-    blank = np.cumsum(edges)[:-1] > 0
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).copy()
-    codes[blank] = ord(" ")
-    return codes.tobytes().decode("utf-32-le"), np.concatenate(([0], np.cumsum(blank)))
