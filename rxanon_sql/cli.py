@@ -336,6 +336,7 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
                        f"splits_textual, round(ncp_a, 4), round(ncp_x, 4), round(ncp, 4), round(risk_highest, 3), "
                        f"reused, round(seconds, 2) FROM {table('sweep', cfg.schema).sql('duckdb')} "
                        "WHERE sweep_id = ? ORDER BY k, strategy DESC, lam", [result.sweep_id]).fetchall()
+    con.close()
     click.echo(_table(rows, ["k", "lambda", "strategy", "ok", "partitions", "mean size", "splits A", "splits X",
                              "NCP_A", "NCP_X", "NCP", "max risk", "reused", "seconds"]))
     click.echo(f"sweep {result.sweep_id}: {result.runs} runs in {result.seconds:.1f}s, written to "
@@ -361,6 +362,34 @@ class _SweepBar:
 
     def close(self) -> None:
         self.bar.close()
+
+
+@main.command(name="report")
+@click.argument("db")
+@click.option("-o", "--out", required=True, help="HTML file to write (self-contained: plots embedded).")
+@click.option("--schema", default="rx", show_default=True, help="The schema apply and sweep wrote into.")
+@click.option("--png-dir", type=click.Path(file_okay=False, exists=True),
+              help="Also write each plot as NAME.png into this directory.")
+def report_cmd(db: str, out: str, schema: str, png_dir) -> None:
+    """Write an HTML report on the last sweep and the release in DB.
+
+    Plots and tables of the sweep (split shares, partitions, NCP against k per lambda, NCP per
+    entity label, the recommended lambda for each k), the class sizes and the re-identification
+    risk of the release; without a sweep, the last run alone."""
+    from .report import collect, render
+    _writable(out, "--out")
+    con = _connect(db, read_only=True)
+    with _readable(db):
+        try:
+            report = collect(con, schema)
+        except duckdb.CatalogException:
+            _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` or `rxanon-sql "
+                  "sweep` first")
+        page = render(report, db, png_dir)
+    con.close()
+    Path(out).write_text(page, encoding="utf-8")
+    click.echo(f"wrote {out}: " + (f"sweep {report.sweep_id}" if report.sweep_id else "the last run (no sweep)")
+               + f", {len(report.figures)} plots, {len(report.tables)} tables")
 
 
 @main.command(name="verify")

@@ -62,8 +62,8 @@ def grid(cfg: Config, ks: list[int], lams: list[float], gdf: bool = False) -> li
     """The settings in the order they run: by k, then Mondrian for each lambda, then GDF (which
     reads no lambda, so runs once per k). Each is checked as `apply` checks its overrides."""
     settings = []
-    for k in ks:
-        settings += [cfg.with_overrides(k=k, lam=lam, strategy="mondrian") for lam in lams]
+    for k in sorted(set(ks)):
+        settings += [cfg.with_overrides(k=k, lam=lam, strategy="mondrian") for lam in sorted(set(lams))]
         if gdf:
             settings.append(cfg.with_overrides(k=k, strategy="gdf"))
     if len(settings) > MAX_SETTINGS:
