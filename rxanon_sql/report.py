@@ -168,7 +168,7 @@ def png(figure: Figure) -> bytes:
         if figure.kind == "line":
             for name, points in figure.series.items():
                 if points:
-                    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+                    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=_plain(name))
             # (the grid's own values, k = 2, 5, 10, rather than matplotlib's 2.0, 2.5, ...)
             ax.set_xticks(sorted({p[0] for points in figure.series.values() for p in points}))
         else:
@@ -180,13 +180,13 @@ def png(figure: Figure) -> bytes:
                 xs = [where[p[0]] for p in points]
                 ys = [p[1] for p in points]
                 if figure.kind == "stacked":
-                    ax.bar(xs, ys, bottom=[bottom[x] for x in xs], label=name)
+                    ax.bar(xs, ys, bottom=[bottom[x] for x in xs], label=_plain(name))
                     for x, y in zip(xs, ys):
                         bottom[x] += y
                 else:
                     width = 0.8 / n
-                    ax.bar([x - 0.4 + width * (j + 0.5) for x in xs], ys, width=width, label=name)
-            ax.set_xticks(range(len(categories)), [str(c) for c in categories],
+                    ax.bar([x - 0.4 + width * (j + 0.5) for x in xs], ys, width=width, label=_plain(name))
+            ax.set_xticks(range(len(categories)), [_plain(str(c)) for c in categories],
                           rotation=45 if len(categories) > 8 else 0)
         ax.set_title(figure.title)
         ax.set_xlabel(figure.xlabel)
@@ -200,6 +200,12 @@ def png(figure: Figure) -> bytes:
         return out.getvalue()
     finally:
         plt.close(fig)
+
+
+def _plain(text: str) -> str:
+    """A label as matplotlib shows it literally: two dollar signs would start its TeX (mathtext),
+    which fails on a label such as "US$ or $"."""
+    return text.replace("$", r"\$")
 
 
 def render(report: Report, db: str, png_dir: str | None = None) -> str:

@@ -235,3 +235,16 @@ def test_report_bad_input(tmp_path):
     one_line_error(CliRunner().invoke(main, ["report", str(tmp_path / "missing.duckdb"), "-o", "r.html"]), "not found")
     one_line_error(CliRunner().invoke(main, ["report", str(db), "-o", str(tmp_path / "no" / "r.html")]), "--out")
     assert not (tmp_path / "r.html").exists()
+
+
+def test_hostile_labels_are_drawn_and_shown_as_text():
+    """A label is the user's configuration: matplotlib would read "$\\frac{$" as TeX and fail, and
+    a page would run "<script>" as markup."""
+    from rxanon_sql.report import Figure, Report, Table, png
+    hostile = "$\\frac{$ <script>x</script>"
+    figures = [Figure("line", "t", "k", "y", {hostile: [(2, 0.5), (5, 0.7)]}),
+               Figure("bar", "t", "label", "y", {hostile: [(hostile, 0.5)]}, kind="bar")]
+    for figure in figures:
+        assert png(figure).startswith(PNG)
+    page = render(Report(None, figures, [Table(hostile, [hostile], [(hostile,)], hostile)]), "<b>.duckdb")
+    assert "<script>" not in page and "<b>" not in page and "&lt;script&gt;" in page
