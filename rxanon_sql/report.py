@@ -163,8 +163,12 @@ def png(figure: Figure) -> bytes:
     matplotlib.use("Agg")
     from matplotlib import pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=100)
+    many = len(figure.series) > 10
+    fig, ax = plt.subplots(figsize=(8.0 if many else 6.4, 4.0), dpi=100)
     try:
+        if many:
+            # (the default cycle has 10 colours: an eleventh label would repeat the first)
+            ax.set_prop_cycle(color=plt.cm.tab20.colors)
         if figure.kind == "line":
             for name, points in figure.series.items():
                 if points:
@@ -191,8 +195,10 @@ def png(figure: Figure) -> bytes:
         ax.set_title(figure.title)
         ax.set_xlabel(figure.xlabel)
         ax.set_ylabel(figure.ylabel)
-        if len(figure.series) > 1:
-            ax.legend(fontsize="small", ncol=2 if len(figure.series) > 6 else 1)
+        if many:
+            ax.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        elif len(figure.series) > 1:
+            ax.legend(fontsize="small")
         ax.grid(alpha=0.3)
         fig.tight_layout()
         out = io.BytesIO()
