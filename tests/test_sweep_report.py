@@ -249,3 +249,14 @@ def test_hostile_labels_are_drawn_and_shown_as_text():
         assert png(figure).startswith(PNG)
     page = render(Report(None, figures, [Table(hostile, [hostile], [(hostile,)], hostile)]), "<b>.duckdb")
     assert "<script>" not in page and "<b>" not in page and "&lt;script&gt;" in page
+
+
+def test_sweep_bar_on_a_terminal_only(tmp_path):
+    from test_cli import cli, demo_db
+    from test_progress import on_a_terminal
+    db, config = demo_db(tmp_path)
+    err = on_a_terminal("sweep", db, "--config", config, "--k", "2", "--lambda", "0,1")
+    assert re.search(r"sweep: 100%.* 2/2 ", err), err
+    assert "k=2 lambda=1 mondrian" in err and "k=2 lambda=0 mondrian: partitioning" in err, err
+    r = cli("sweep", db, "--config", config, "--k", "2", "--lambda", "0.5")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
