@@ -308,7 +308,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
 def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, workers, quiet) -> None:
-    """Anonymize DB for each k and lambda of a grid, one row each in rx.sweep.
+    """Anonymize DB for each k and lambda of a grid, into rx.sweep.
 
     Each run is an `apply` (the first runs NER; a run that changes only lambda or the strategy
     starts at partitioning) and adds one row to rx.sweep: partitions, splits, NCP, risk and time.
