@@ -292,6 +292,101 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
         _report_check_and_exit(con, cfg.schema, report.verdict)
 
 
+@main.command(name="sweep")
+@click.argument("db")
+@click.option("--config", "config_path", required=True, help="TOML configuration.")
+@click.option("--k", "ks", default="2,3,5,10", show_default=True, help="The values of k, separated by commas.")
+@click.option("--lambda", "lams", default="0:1:0.1", show_default=True,
+              help="The values of lambda: separated by commas, or START:STOP:STEP (STOP included).")
+@click.option("--gdf", is_flag=True, help="Also run the GDF strategy once for each k (it reads no lambda).")
+@click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
+@click.option("--workers", type=int, help="Override text.workers (NER processes).")
+@click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
+def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, workers, quiet) -> None:
+    """Anonymize DB for each k and lambda of a grid, into rx.sweep.
+
+    Each run is an `apply` (the first runs NER; a run that changes only lambda or the strategy
+    starts at partitioning) and adds one row to rx.sweep: partitions, splits, NCP, risk and time.
+    Afterwards schema rx holds the release of the last setting. `rxanon-sql report` plots them."""
+    from .grid import grid, parse_ks, parse_lambdas, sweep
+    from .udfs.ner import PipelineNotFound
+    try:
+        cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
+        settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
+    except ConfigError as e:
+        _fail(str(e))
+    con = _connect(db)
+    bar = None if quiet or not sys.stderr.isatty() else _SweepBar(sys.stderr, len(settings))
+    try:
+        with _readable(db):
+            try:
+                result = sweep(con, settings, bar)
+            finally:
+                if bar is not None:
+                    bar.close()
+    except (ConfigError, InputError, PipelineNotFound) as e:
+        _fail(str(e))
+    from .sqlrun import table
+    rows = con.execute(f"SELECT k, lam, strategy, ok, partitions, round(size_mean, 1), splits_relational, "
+                       f"splits_textual, round(ncp_a, 4), round(ncp_x, 4), round(ncp, 4), round(risk_highest, 3), "
+                       f"reused, round(seconds, 2) FROM {table('sweep', cfg.schema).sql('duckdb')} "
+                       "WHERE sweep_id = ? ORDER BY k, strategy DESC, lam", [result.sweep_id]).fetchall()
+    con.close()
+    click.echo(_table(rows, ["k", "lambda", "strategy", "ok", "partitions", "mean size", "splits A", "splits X",
+                             "NCP_A", "NCP_X", "NCP", "max risk", "reused", "seconds"]))
+    click.echo(f"sweep {result.sweep_id}: {result.runs} runs in {result.seconds:.1f}s, written to "
+               f"{cfg.schema}.sweep; schema {cfg.schema!r} holds the release of the last setting")
+    if result.rejected:
+        click.echo(f"rxanon-sql: error: {len(result.rejected)} releases failed their check and were rolled back "
+                   f"(ok = false), e.g. k = {result.rejected[0].k}, lambda = {result.rejected[0].lam}, "
+                   f"{result.rejected[0].strategy}; `rxanon-sql apply` with that setting lists why", err=True)
+        sys.exit(1)
+
+
+class _SweepBar:
+    """sweep's progress on a terminal: one bar over the runs, with the setting and stage that run."""
+
+    def __init__(self, stream, total: int):
+        from tqdm import tqdm
+        self.bar = tqdm(total=total, unit=" runs", file=stream, dynamic_ncols=True, desc="sweep")
+
+    def __call__(self, done: int, total: int, cfg, stage: str | None) -> None:
+        self.bar.update(done - self.bar.n)
+        lam = "" if cfg.strategy == "gdf" else f" lambda={cfg.lam:g}"
+        self.bar.set_postfix_str(f"k={cfg.k}{lam} {cfg.strategy}" + (f": {stage.replace('_', ' ')}" if stage else ""))
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+@main.command(name="report")
+@click.argument("db")
+@click.option("-o", "--out", required=True, help="HTML file to write (self-contained: plots embedded).")
+@click.option("--schema", default="rx", show_default=True, help="The schema apply and sweep wrote into.")
+@click.option("--png-dir", type=click.Path(file_okay=False, exists=True),
+              help="Also write each plot as NAME.png into this directory.")
+def report_cmd(db: str, out: str, schema: str, png_dir) -> None:
+    """Write an HTML report on the last sweep and the release in DB.
+
+    Plots and tables of the sweep (split shares, partitions, NCP against k per lambda, NCP per
+    entity label, the recommended lambda for each k), the class sizes and the re-identification
+    risk of the release; without a sweep, the last run alone."""
+    from .report import collect, render
+    _writable(out, "--out")
+    con = _connect(db, read_only=True)
+    with _readable(db):
+        try:
+            report = collect(con, schema)
+        except duckdb.CatalogException:
+            _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` or `rxanon-sql "
+                  "sweep` first")
+        page = render(report, db, png_dir)
+    con.close()
+    Path(out).write_text(page, encoding="utf-8")
+    click.echo(f"wrote {out}: " + (f"sweep {report.sweep_id}" if report.sweep_id else "the last run (no sweep)")
+               + f", {len(report.figures)} plots, {len(report.tables)} tables")
+
+
 @main.command(name="verify")
 @click.argument("db")
 @click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")

@@ -1,5 +1,5 @@
 """Stage 8, measures: NCP per record, attribute, entity label and dataset (`sql/measures.sql`),
-and the equivalence classes of the release."""
+the equivalence classes of the release, and their re-identification risk (`sql/risk.sql`)."""
 from __future__ import annotations
 
 import duckdb
@@ -12,6 +12,7 @@ from .sqlrun import run_file, table
 def measure(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run_file(con, "measures", cfg.schema)
     build_classes(con, cfg)
+    run_file(con, "risk", cfg.schema)
 
 
 def dataset_ncp(con: duckdb.DuckDBPyConnection, schema: str) -> tuple:

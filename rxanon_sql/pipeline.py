@@ -30,7 +30,7 @@ from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import OWNED, create_schema, mark_owned, run_file, schema_objects, table
-from .udf import register_cut, register_find, system_allocator
+from .udf import forget_rolled_back, register_cut, register_find, system_allocator
 from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
 from .months import month_names, weekday_names
@@ -264,5 +264,6 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
             con.execute("ROLLBACK")
         except duckdb.TransactionException:
             pass        # (a COMMIT that failed ended the transaction itself: its error is the one raised)
+        forget_rolled_back(con)
         raise
     return report

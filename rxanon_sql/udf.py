@@ -13,7 +13,8 @@ _FIND = "rx_find"
 _NER = "rx_ner"
 
 
-def replace_function(con: duckdb.DuckDBPyConnection, name: str, function, parameters: list[str], returns: str) -> None:
+def replace_function(con: duckdb.DuckDBPyConnection, name: str, function, parameters: list[str], returns: str,
+                     **options) -> None:
     """Register an Arrow UDF, replacing one of that name. (Removed and created again, not looked
     up first: a lookup in duckdb_functions() took 56 ms.)"""
     try:
@@ -21,7 +22,35 @@ def replace_function(con: duckdb.DuckDBPyConnection, name: str, function, parame
     except duckdb.Error:
         pass
     con.create_function(name, function, [duckdb.sqltype(p) for p in parameters], duckdb.sqltype(returns),
-                        type="arrow", side_effects=False)
+                        type="arrow", side_effects=False, **options)
+    _NAMES.add(name)
+
+
+# Every name replace_function has registered, for forget_rolled_back.
+_NAMES: set[str] = set()
+
+
+def forget_rolled_back(con: duckdb.DuckDBPyConnection) -> None:
+    """After a ROLLBACK: a function first registered in the rolled-back transaction is gone from
+    DuckDB's catalog but still listed by the connection, which then refuses to remove it (the
+    catalog has none) or create it again ("already created"): the next run on the connection
+    failed. A stand-in registered through another cursor gives the removal a catalog entry to drop.
+    A function still in the catalog is left as it is."""
+    present = {r[0] for r in con.execute("SELECT function_name FROM duckdb_functions() WHERE list_contains(?, "
+                                         "function_name)", [sorted(_NAMES)]).fetchall()}
+    for name in _NAMES - present:
+        try:
+            con.remove_function(name)
+        except duckdb.CatalogException:
+            cursor = con.cursor()
+            try:
+                cursor.create_function(name, lambda x: x, [duckdb.sqltype("VARCHAR")], duckdb.sqltype("VARCHAR"),
+                                       type="arrow")
+                con.remove_function(name)
+            finally:
+                cursor.close()
+        except duckdb.Error:
+            pass        # (not registered on this connection)
 
 
 def register_find(con: duckdb.DuckDBPyConnection) -> None:
