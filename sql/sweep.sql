@@ -47,8 +47,26 @@ chosen AS (
        AND (o.end_pos - o.start_pos > b.end_pos - b.start_pos
             OR (o.end_pos - o.start_pos = b.end_pos - b.start_pos
                 AND (o.start_pos < b.start_pos OR (o.start_pos = b.start_pos AND o.norm < b.norm))))
+),
+-- A hit that cuts into a term the partition keeps ("I'm" into "I? I") takes the term's span too:
+-- replaced alone, it left the kept term's other part bare beside it.
+widened AS (
+    SELECT c.row_id, c.person, c.attribute, c.norm,
+           least(c.start_pos, min(k.start_pos)) AS start_pos, greatest(c.end_pos, max(k.end_pos)) AS end_pos
+    FROM chosen AS c
+    LEFT JOIN rx.terms AS k
+        ON k.row_id = c.row_id AND k.attribute = c.attribute AND k.start_pos < c.end_pos AND c.start_pos < k.end_pos
+    GROUP BY c.row_id, c.person, c.attribute, c.norm, c.start_pos, c.end_pos
 )
 SELECT c.row_id, c.person, c.attribute, c.start_pos, c.end_pos, s.how.replacement, s.how.reason, s.how.label, c.norm,
        s.how.operator
-FROM chosen AS c
-JOIN swept AS s ON s.person = c.person AND s.norm = c.norm;
+FROM widened AS c
+JOIN swept AS s ON s.person = c.person AND s.norm = c.norm
+-- (two hits widened into one term: the longer span, then the earlier)
+ANTI JOIN widened AS o
+    ON o.row_id = c.row_id AND o.attribute = c.attribute AND o.start_pos < c.end_pos AND c.start_pos < o.end_pos
+   AND (o.end_pos - o.start_pos > c.end_pos - c.start_pos
+        OR (o.end_pos - o.start_pos = c.end_pos - c.start_pos
+            AND (o.start_pos < c.start_pos OR (o.start_pos = c.start_pos AND o.norm < c.norm))))
+ANTI JOIN rx.replacements AS r
+    ON r.row_id = c.row_id AND r.attribute = c.attribute AND r.start_pos < c.end_pos AND c.start_pos < r.end_pos;
