@@ -6,6 +6,10 @@
 -- A surface the person shows anyway is no leak, whatever label another occurrence of it had:
 -- a term the partition keeps, or one generalized to itself in canonical form ("the united
 -- states" shown as "United States", so "the " before a generalized "Houston" reads the same).
+-- The same search finds the direct-identifier values searched only in their own person's texts
+-- (rx.person_identifier_values: "lw", "48"), which identifier_leaks.sql counts from leak_hits: a
+-- value written out outside a replacement ("48" of a recoded "[48-52]" is none).
+CREATE OR REPLACE TEMP TABLE leak_hits AS
 WITH shown AS (
     SELECT person, norm FROM rx.generalized_terms WHERE level = 0
     UNION
@@ -13,12 +17,16 @@ WITH shown AS (
     FROM rx.kept_terms AS k
     JOIN rx.partitions AS p ON p.partition_id = k.partition_id
 ),
-leak_needles AS (
-    SELECT r.person, list_sort(array_agg(DISTINCT r.norm)) AS needles
+term_needles AS (
+    SELECT DISTINCT r.person, r.norm
     FROM rx.replacements AS r
     WHERE r.reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
       AND NOT EXISTS (SELECT 1 FROM shown AS s WHERE s.person = r.person AND s.norm = r.norm)
-    GROUP BY r.person
+),
+leak_needles AS (
+    SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
+    FROM (SELECT person, norm FROM term_needles UNION SELECT person, norm FROM rx.person_identifier_values)
+    GROUP BY person
 ),
 -- One search call per person, over all the person's released texts (rx_find_texts): one call
 -- per text, preparing the person's needles each time, took 146 s on the blog corpus shape.
@@ -44,9 +52,14 @@ hits AS (
     FROM found AS f
     JOIN person_texts AS t ON t.text_id = f.text_id
 )
-SELECT h.*
-FROM hits AS h
-WHERE NOT EXISTS (
+SELECT h.*,
+       (h.person, h.needle) IN (SELECT person, norm FROM term_needles) AS replaced_term,
+       (h.person, h.needle) IN (SELECT person, norm FROM rx.person_identifier_values) AS identifier
+FROM hits AS h;
+
+SELECT h.row_id, h.person, h.attribute, h.start_pos, h.end_pos, h.needle
+FROM leak_hits AS h
+WHERE h.replaced_term AND NOT EXISTS (
     SELECT 1 FROM rx.released_spans AS s
     WHERE s.row_id = h.row_id AND s.attribute = h.attribute
       AND s.start_pos <= h.start_pos AND h.end_pos <= s.end_pos
