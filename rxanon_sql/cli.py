@@ -309,23 +309,16 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
     starts at partitioning) and adds one row to rx.sweep: partitions, splits, NCP, risk and time.
     Afterwards schema rx holds the release of the last setting. `rxanon-sql report` plots them."""
     from .grid import grid, parse_ks, parse_lambdas, sweep
-    from .udfs.ner import PipelineNotFound
-    try:
-        cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
-        settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
-    except ConfigError as e:
-        _fail(str(e))
+    cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
+    settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
     con = _connect(db)
     bar = None if quiet or not sys.stderr.isatty() else _SweepBar(sys.stderr, len(settings))
-    try:
-        with _readable(db):
-            try:
-                result = sweep(con, settings, bar)
-            finally:
-                if bar is not None:
-                    bar.close()
-    except (ConfigError, InputError, PipelineNotFound) as e:
-        _fail(str(e))
+    with _readable(db):
+        try:
+            result = sweep(con, settings, bar)
+        finally:
+            if bar is not None:
+                bar.close()
     from .sqlrun import table
     rows = con.execute(f"SELECT k, lam, strategy, ok, partitions, round(size_mean, 1), splits_relational, "
                        f"splits_textual, round(ncp_a, 4), round(ncp_x, 4), round(ncp, 4), round(risk_highest, 3), "
