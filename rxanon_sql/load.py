@@ -14,7 +14,7 @@ import duckdb
 from sqlglot import exp
 
 from .join import InputError
-from .sqlrun import fold, ident, lit, run
+from .sqlrun import column_names, fold, ident, lit, run
 
 # (the format by the file's last suffix, after a compression suffix DuckDB reads through)
 READERS = {".csv": ("read_csv", "CSV"), ".tsv": ("read_csv", "CSV"), ".txt": ("read_csv", "CSV"),
@@ -85,17 +85,17 @@ def load(con: duckdb.DuckDBPyConnection, path: str, name: str | None = None) -> 
         raise InputError(f"file {path!r} cannot be read as {kind}: {str(e).splitlines()[0]}") from None
     try:
         rows = con.execute(f"SELECT count(*) FROM {staged.sql('duckdb')}").fetchall()[0][0]
-        columns = len(con.execute(f"DESCRIBE {staged.sql('duckdb')}").fetchall())
+        names = column_names(con, staged)
         if not rows:
             raise InputError(f"file {path!r} has no rows")
         key = None
         if _needs_key(con, staged):
-            taken = {fold(r[0]) for r in con.execute(f"DESCRIBE {staged.sql('duckdb')}").fetchall()}
-            key = next(k for k in (KEY, *(f"{KEY}_{i}" for i in range(2, columns + 3))) if fold(k) not in taken)
+            taken = {fold(n) for n in names}
+            key = next(k for k in (KEY, *(f"{KEY}_{i}" for i in range(2, len(names) + 3))) if fold(k) not in taken)
         rowid = exp.column("rowid")
         select = exp.select(*([exp.alias_(rowid + exp.Literal.number(1), key, quoted=True)] if key else []),
                             exp.Star()).from_(staged).order_by(rowid)
         run(con, exp.Create(this=exp.table_(ident(name), db=ident("main")), kind="TABLE", expression=select))
     finally:
         con.execute("DROP TABLE IF EXISTS temp.rx_load_staged")
-    return Loaded(name, rows, columns + (key is not None), key)
+    return Loaded(name, rows, len(names) + (key is not None), key)

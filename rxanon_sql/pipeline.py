@@ -29,7 +29,7 @@ from .recognize import build_terms, build_texts, check_rules, fill_cache, finger
 from .recoding import recode
 from .release import release
 from .reuse import record, reusable, source_fingerprint
-from .sqlrun import OWNED, create_schema, mark_owned, run_file, schema_objects, table
+from .sqlrun import OWNED, column_names, create_schema, mark_owned, run_file, schema_objects, table
 from .udf import forget_rolled_back, register_cut, register_find, system_allocator
 from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
@@ -136,19 +136,16 @@ def check_schema_is_ours(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     if OWNED in names:
         listed = {r[0] for r in con.execute(f"SELECT table_name FROM {table(OWNED, schema).sql('duckdb')}").fetchall()}
         foreign = names - listed
-    elif "runs" in names and _is_runs_table(_columns(con, schema, "runs")):
+    elif "runs" in names and _is_runs_table(column_names(con, table("runs", schema))):
         foreign = set()
-    elif names == {"ner_cache"} and _columns(con, schema, "ner_cache") == ["fingerprint", "text_hash", "entities"]:
+    elif names == {"ner_cache"} and column_names(con, table("ner_cache", schema)) == ["fingerprint", "text_hash",
+                                                                                         "entities"]:
         foreign = set()     # (the columns of sql/ner_cache.sql)
     else:
         foreign = names
     if foreign:
         raise InputError(f"schema {schema!r} holds tables rxanon-sql did not write ({sorted(foreign)[:5]}), which a "
                          "run would replace; choose another anonymization.schema (--schema)")
-
-
-def _columns(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> list[str]:
-    return [r[0] for r in con.execute(f"DESCRIBE {table(name, schema).sql('duckdb')}").fetchall()]
 
 
 def _is_runs_table(columns: list[str]) -> bool:

@@ -11,7 +11,8 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
-from .sqlrun import col, drop_base_table, drop_temporary, ident, lit, run, run_file, schema_objects, table, union_all
+from .sqlrun import (col, column_names, drop_base_table, drop_temporary, ident, lit, run, run_file, schema_objects,
+                     table, union_all)
 
 
 def released_columns(cfg: Config, columns: list[str]) -> list[str]:
@@ -65,14 +66,10 @@ def rebuild_texts(con: duckdb.DuckDBPyConnection, cfg: Config, original: exp.Exp
         run_file(con, name, cfg.schema, cached=cached)
 
 
-def dataset_columns(con: duckdb.DuckDBPyConnection, schema: str) -> list[str]:
-    return [r[0] for r in con.execute(f"DESCRIBE {table('dataset', schema).sql('duckdb')}").fetchall()]
-
-
 def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
     rebuild_texts(con, cfg, exp.select(col("row_id"), col("attribute"), col("text")).from_(table("texts", s)))
-    columns = dataset_columns(con, s)
+    columns = column_names(con, table("dataset", s))
     salt = secrets.token_hex(16)
     run(con, exp.Create(this=table("audit", s), kind="TABLE", replace=True, expression=audit_rows(cfg, columns)
                         .order_by(col("partition_id", "p"), _keyed_hash(col("row_id", "d")))), {"salt": salt})

@@ -213,6 +213,11 @@ def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     run(con, exp.Create(this=exp.Table(this=ident(schema)), kind="SCHEMA", exists=True))
 
 
+def column_names(con: duckdb.DuckDBPyConnection, relation: exp.Table) -> list[str]:
+    """The names of a table's or view's columns, in order."""
+    return [r[0] for r in con.execute(f"DESCRIBE {relation.sql(DIALECT)}").fetchall()]
+
+
 # The tables and views rxanon-sql wrote into its output schema: pipeline.check_schema_is_ours
 # refuses a schema that holds anything else, so that no run ever replaces a table of the user's.
 OWNED = "rxanon_sql_tables"

@@ -28,8 +28,9 @@ from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; im
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .udf import register_cut
-from .release import audit_columns, audit_rows, classes_query, dataset_columns, rebuild_texts
-from .sqlrun import col, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table, union_all
+from .release import audit_columns, audit_rows, classes_query, rebuild_texts
+from .sqlrun import (col, column_names, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table,
+                     union_all)
 
 # Where the audit keeps the common-word table: an in-memory database of its own, because
 # `verify` opens the release read-only and register_vocabulary writes a schema's tables.
@@ -107,7 +108,7 @@ def _long_form(source: exp.Table, columns: list[str], key: str, value: str, name
 def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, k: int) -> tuple[list[tuple], float]:
     """The residual audit (sql/residual.sql): one row per suspect and person showing it (see
     Verdict.suspects), and the seconds it took."""
-    released = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {table('release', schema).sql('duckdb')})").fetchall()]
+    released = column_names(con, table("release", schema))
     lang = getattr(cfg, "language", None) or pipeline_language(cfg.pipeline)
     zipf = getattr(cfg, "rare_zipf", DEFAULT_ZIPF)
     # The same word characters as TOKEN: a capitalised sequence starts after none of them, so
@@ -139,7 +140,7 @@ def _unrebuilt(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str) -> tupl
     try:
         rebuild_texts(con, cfg, _long_form(table("dataset", schema), list(cfg.text_columns), "row_id", "text",
                                            "attribute"), cached=False)
-        source_columns = dataset_columns(con, schema)
+        source_columns = column_names(con, table("dataset", schema))
         columns = audit_columns(cfg, source_columns)
         rebuilt = exp.Subquery(this=audit_rows(cfg, source_columns), alias=exp.TableAlias(this=ident("b")))
         audit = table("audit", schema)
@@ -182,7 +183,7 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     # No direct identifier value anywhere in the public release, in any column.
     register_identifier_search(con, schema)
     release = table("release", schema).sql("duckdb")
-    names = [c for (c,) in con.execute(f"SELECT column_name FROM (DESCRIBE {release})").fetchall()]
+    names = column_names(con, table("release", schema))
     for column in names:
         cell = exp.cast(col(column), "VARCHAR").sql("duckdb")
         # A column other than a text holds few distinct values: each is searched once and counts
