@@ -157,7 +157,7 @@ def report(a, b, markdown: bool, names=("spaCy alone", "spaCy + rules")) -> str:
 
 def guard_effect(texts, gold, args) -> int:
     from collections import Counter
-    from rxanon_sql.udfs.ner import Recognizer
+    from udfs.ner import Recognizer
     runs, times = [], []
     for flag in (False, True):
         rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=flag)
@@ -202,7 +202,7 @@ def main(argv=None) -> int:
         print(f"skipped: {args.data} not found (the Presidio synthetic PII set is not part of the repository)")
         return 0
     sys.path.insert(0, str(ROOT))
-    from rxanon_sql.udfs.ner import Recognizer
+    from udfs.ner import Recognizer
 
     texts, gold = load(args.data, args.limit)
     if args.guard_effect:

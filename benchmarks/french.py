@@ -125,7 +125,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pipeline", default="fr_core_news_sm")
     args = ap.parse_args(argv)
-    from rxanon_sql.udfs.ner import Recognizer
+    from udfs.ner import Recognizer
 
     texts, gold = _generate(args.texts, args.seed)
     full = Recognizer(args.pipeline, phone_regions=("FR",))

@@ -100,7 +100,7 @@ def main(argv=None) -> int:
         for key in worst[:args.top]:
             print(f"  {key[0]:<8}{key[1]!r:<16}" + "".join(f"{results[n][what][key]:>8}" for n in names))
         print(f"  {'all':<24}" + "".join(f"{sum(results[n][what].values()):>8}" for n in names))
-    from rxanon_sql.udfs.ner import _COMMON_WORD_LABELS, _common_set, _known_names
+    from udfs.ner import _COMMON_WORD_LABELS, _common_set, _known_names
     common, known = _common_set("en"), _known_names("en")
     candidates = Counter()
     for (label, word), n in results[names[-1]]["spans"].items():

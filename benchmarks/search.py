@@ -20,7 +20,7 @@ import duckdb
 
 
 def _rust(needles):
-    from rxanon_sql.udfs.corpus import CorpusSearcher
+    from udfs.corpus import CorpusSearcher
     searcher = CorpusSearcher(needles)
     return lambda texts: len(searcher.search(texts)[0])
 
@@ -28,14 +28,14 @@ def _rust(needles):
 def _handwritten(needles):
     # (find.py's Searcher: one fixed needle set, its word-run index for ASCII texts and a regular
     # expression alternation of all needles for the others)
-    from rxanon_sql.udfs.find import Searcher
+    from udfs.find import Searcher
     searcher = Searcher(tuple(needles))
     return lambda texts: sum(len(searcher.find(t)) for t in texts)
 
 
 def _automaton_rust(needles):
     import ahocorasick_rs
-    from rxanon_sql.udfs.corpus import _key_form, key
+    from udfs.corpus import _key_form, key
     automaton = ahocorasick_rs.AhoCorasick(sorted({k for k in map(key, needles) if k}))
 
     def search(texts):
@@ -46,7 +46,7 @@ def _automaton_rust(needles):
 
 def _python(needles):
     import ahocorasick
-    from rxanon_sql.udfs.corpus import _key_form, key
+    from udfs.corpus import _key_form, key
     automaton = ahocorasick.Automaton()
     for k in {k for k in map(key, needles) if k}:
         automaton.add_word(k, len(k))
@@ -81,7 +81,7 @@ def main() -> None:
         pass
     if args.skip:
         searchers = {n: f for n, f in searchers.items() if not any(s in n for s in args.skip)}
-    import rxanon_sql.udfs.corpus  # noqa: F401  (imports are not the build's time)
+    import udfs.corpus  # noqa: F401  (imports are not the build's time)
     results = {}
     for name, make in searchers.items():
         started = time.perf_counter()

@@ -217,7 +217,7 @@ def _str_list(value, path: str) -> tuple[str, ...]:
 
 
 def _allow_list(value) -> tuple[str, ...]:
-    from .udfs.ner import allow_key
+    from udfs.ner import allow_key
     out = []
     for i, v in enumerate(_str_list(value, "text.allow")):
         key = allow_key(v)

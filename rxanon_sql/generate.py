@@ -306,7 +306,7 @@ def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_pers
     con.execute("INSERT INTO posts SELECT * FROM gen_posts")
     con.unregister("gen_posts")
     if entities:
-        from .udfs.ner import ENTITY_ARROW_TYPE
+        from udfs.ner import ENTITY_ARROW_TYPE
         ent_tbl = pa.table({"text": texts, "entities": pa.array(ents, type=ENTITY_ARROW_TYPE)})
         con.register("gen_entities", ent_tbl)
         con.execute("CREATE OR REPLACE TABLE generated_entities AS SELECT md5(text) AS text_hash, "

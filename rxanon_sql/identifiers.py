@@ -20,7 +20,7 @@ from .common_words import TOKEN
 from .join import source_query
 from .sqlrun import col, ident, lit, run, run_file, table, union_all
 from .udf import replace_function
-from .udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
+from udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
 
 def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
     person = [cfg.person] if types.get(cfg.person) == "VARCHAR" else []

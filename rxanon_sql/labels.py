@@ -33,7 +33,7 @@ def _meta(pipeline: str) -> dict:
 
 @functools.lru_cache(maxsize=8)
 def _loaded_labels(pipeline: str) -> tuple[str, ...]:
-    from .udfs.ner import load_pipeline
+    from udfs.ner import load_pipeline
     nlp = load_pipeline(pipeline)
     return tuple(nlp.get_pipe("ner").labels) if "ner" in nlp.component_names else ()
 
@@ -59,8 +59,8 @@ def produced_labels(cfg: Config, pipeline_labels_: tuple[str, ...]) -> set[str]:
     """Every label a term of this configuration can carry: the pipeline's (mapped), the rule
     recognizers', the language rules' where the pipeline lacks dates, the term lists' and
     patterns', and RARE."""
-    from .udfs.language_rules import LABELS as LANGUAGE_RULE_LABELS
-    from .udfs.rules import RULE_LABELS
+    from udfs.language_rules import LABELS as LANGUAGE_RULE_LABELS
+    from udfs.rules import RULE_LABELS
     mapped = set(label_map(pipeline_labels_, cfg.label_map).values())
     rules = set(RULE_LABELS) | set(LANGUAGE_RULE_LABELS)
     return mapped | rules | set(cfg.terms) | set(cfg.patterns) | {"RARE"}
@@ -71,7 +71,7 @@ def check_labels(cfg: Config) -> None:
     one-line ConfigError: either would leave terms unsuppressed without a word. A pipeline that
     is not installed is not checked here: a run whose texts are all in the NER cache needs none,
     and fill_cache names it where it is needed."""
-    from .udfs.ner import PipelineNotFound
+    from udfs.ner import PipelineNotFound
     try:
         labels = pipeline_labels(cfg.pipeline)
     except PipelineNotFound:
@@ -99,7 +99,7 @@ LANGUAGE_RULES_VERSION = 1
 def label_scheme_fingerprint(cfg: Config) -> dict | None:
     """What the label mapping and the language rules add to the NER cache key; None for an
     OntoNotes pipeline without a text.label_map, whose cached spans they do not change."""
-    from .udfs.ner import PipelineNotFound
+    from udfs.ner import PipelineNotFound
     try:
         labels = pipeline_labels(cfg.pipeline)
     except PipelineNotFound:

@@ -34,7 +34,7 @@ from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .sqlrun import drop_temporary, run, run_file, table
 from .udf import replace_function
-from .udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
+from udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
 
 GEO_LABELS = ("GPE", "LOC")
 MAX_DRAWS = 25

@@ -21,8 +21,8 @@ from .faults import fault_point
 from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
-from .udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
-from .udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
+from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
+from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
 CHUNK = 20_000
@@ -112,7 +112,7 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
 def check_rules(cfg: Config) -> None:
     """A bad pattern or phone region is a configuration error before anything is written: the
     recognizer would raise it only once NER starts (in a worker process, with workers > 1)."""
-    from .udfs.rules import RuleRecognizer
+    from udfs.rules import RuleRecognizer
     for key, kw in (("phone_regions", {"phone_regions": cfg.phone_regions}),
                     ("patterns", {"phone_regions": (), "patterns": cfg.patterns})):
         try:
@@ -126,9 +126,9 @@ def make_recognizer(cfg: Config):
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
     guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard, "label_map": cfg.label_map}
     if cfg.workers > 1:
-        from .udfs.parallel import ParallelRecognizer
+        from udfs.parallel import ParallelRecognizer
         return ParallelRecognizer(cfg.workers, *args, **guards)
-    from .udfs.ner import Recognizer
+    from udfs.ner import Recognizer
     return Recognizer(*args, **guards)
 
 

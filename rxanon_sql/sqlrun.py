@@ -51,7 +51,7 @@ def table(name: str, schema: str | None = None) -> exp.Table:
 
 @functools.lru_cache(maxsize=None)
 def _file(name: str) -> str:
-    return resources.files("rxanon_sql.sql").joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    return resources.files("sql").joinpath(f"{name}.sql").read_text(encoding="utf-8")
 
 
 def _retarget(statement: exp.Expression, schema: str) -> exp.Expression:

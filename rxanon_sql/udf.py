@@ -7,7 +7,7 @@ import threading
 import duckdb
 import pyarrow as pa
 
-from .udfs.find import MATCH_SQL_TYPE, cut_arrow, find_all_arrow
+from udfs.find import MATCH_SQL_TYPE, cut_arrow, find_all_arrow
 
 _FIND = "rx_find"
 _NER = "rx_ner"
@@ -83,7 +83,7 @@ def counted(function, on_rows):
 
 def register_ner(con: duckdb.DuckDBPyConnection, recognizer, on_rows=None) -> None:
     """rx_ner(text); `on_rows`: as for counted()."""
-    from .udfs.ner import ENTITY_SQL_TYPE
+    from udfs.ner import ENTITY_SQL_TYPE
     function = recognizer.arrow if on_rows is None else counted(recognizer.arrow, on_rows)
     replace_function(con, _NER, function, ["VARCHAR"], ENTITY_SQL_TYPE)
 

@@ -6,7 +6,7 @@ import re
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from rxanon_sql.udfs.corpus import CorpusSearcher, key
+from udfs.corpus import CorpusSearcher, key
 
 
 def found(searcher, texts):
@@ -82,7 +82,7 @@ def test_every_whole_word_occurrence_is_found(parts, needle_words):
 
 
 def test_resolve_keeps_the_longest_then_whatever_overlaps_nothing_kept():
-    from rxanon_sql.udfs.corpus import resolve_arrow
+    from udfs.corpus import resolve_arrow
     m = lambda s, e, n: {"start_pos": s, "end_pos": e, "needle": n}  # noqa: E731
     # "EDITOR STATUS OR HER" loses to the longer "STATUS OR HER FAVORITE"; "EDITOR" then
     # overlaps nothing kept and stays (dropping every match a better one overlaps lost it)

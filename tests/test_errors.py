@@ -24,7 +24,7 @@ from test_hostile_input import one_line_error
 def defined_exceptions() -> list[type]:
     """Every exception class defined in a module of the package, its UDFs included."""
     found = []
-    for package in (rxanon_sql, importlib.import_module("rxanon_sql.udfs")):
+    for package in (rxanon_sql, importlib.import_module("udfs")):
         for info in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
             if info.name.endswith("__main__"):        # (importing it runs the command)
                 continue
@@ -43,7 +43,7 @@ def test_every_exception_of_the_package_is_an_rxanonsqlerror():
 def test_the_old_import_paths_and_bases_still_work():
     from rxanon_sql.config import ConfigError as config_error
     from rxanon_sql.join import InputError as input_error
-    from rxanon_sql.udfs.ner import PipelineNotFound as pipeline_not_found
+    from udfs.ner import PipelineNotFound as pipeline_not_found
     from rxanon_sql.verify import ReleaseRejected as release_rejected
     assert (config_error, input_error, pipeline_not_found, release_rejected) == (
         ConfigError, InputError, PipelineNotFound, ReleaseRejected)

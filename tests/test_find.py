@@ -7,7 +7,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rxanon_sql.udfs import find
+from udfs import find
 
 
 def _regex(text, needles):

@@ -9,7 +9,7 @@ from spacy.tokens import Span as SpacySpan
 from helpers import config_from, rows
 from rxanon_sql.config import ConfigError
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udfs.ner import Recognizer
+from udfs.ner import Recognizer
 
 
 @pytest.fixture(scope="module")

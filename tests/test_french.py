@@ -17,7 +17,7 @@ from rxanon_sql.cli import main
 from rxanon_sql.config import Config, ConfigError, parse_config
 from rxanon_sql.entities import entities
 from rxanon_sql.labels import check_labels, label_map, label_scheme_fingerprint
-from rxanon_sql.udfs.language_rules import language_rules
+from udfs.language_rules import language_rules
 
 pytest.importorskip("fr_core_news_sm")
 
@@ -164,7 +164,7 @@ def test_a_mapped_unknown_label_is_used(tmp_path):
         "\n[anonymization]", "")))
     check_labels(cfg)           # (no error: PATIENT is now PERSON)
     assert label_map(("PATIENT",), cfg.label_map) == {"PATIENT": "PERSON"}
-    from rxanon_sql.udfs.ner import Recognizer
+    from udfs.ner import Recognizer
     assert Recognizer(cfg.pipeline, label_map=cfg.label_map).labels == {"PATIENT": "PERSON"}
 
 

@@ -17,7 +17,7 @@ from rxanon_sql import sqlrun
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import dense_text, prefill_cache
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
+from udfs.ner import ENTITY_ARROW_TYPE
 from rxanon_sql.verify import verify
 
 SPAN = re.compile(r"[A-Z][a-z]+(?: [A-Z][a-z]+)*|\d+")

@@ -14,10 +14,10 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import config_from, rows
 from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udfs.corpus import CorpusSearcher
-from rxanon_sql.udfs.find import find_all, find_texts_arrow
-from rxanon_sql.udfs.glue import GLUE_RUN, clean
-from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE, Recognizer
+from udfs.corpus import CorpusSearcher
+from udfs.find import find_all, find_texts_arrow
+from udfs.glue import GLUE_RUN, clean
+from udfs.ner import ENTITY_ARROW_TYPE, Recognizer
 from rxanon_sql.verify import verify
 
 CONFIG = """

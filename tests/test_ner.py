@@ -4,8 +4,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from rxanon_sql.udfs.ner import Recognizer, merge
-from rxanon_sql.udfs.rules import Span
+from udfs.ner import Recognizer, merge
+from udfs.rules import Span
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_arrow_keeps_nulls_and_offsets_on_unicode(rec):
 
 
 def test_long_texts_are_recognized_in_pieces(rec, monkeypatch):
-    import rxanon_sql.udfs.ner as ner
+    import udfs.ner as ner
     text = "Ann went to Paris.\nShe met Omar in Berlin. " * 20
     whole = labels(rec, text)
     monkeypatch.setattr(ner, "MAX_PIECE", 60)

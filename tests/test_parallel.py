@@ -4,8 +4,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from rxanon_sql.udfs.ner import Recognizer
-from rxanon_sql.udfs.parallel import ParallelRecognizer
+from udfs.ner import Recognizer
+from udfs.parallel import ParallelRecognizer
 
 TEXTS = ["My name is Pedro, I'm a 36 years old engineer from Mexico.", None, "",
          "Write to pedro@example.com or call +1 415 723 4567.",
@@ -21,13 +21,13 @@ def test_two_workers_equal_one_process():
 
 
 def test_missing_pipeline_fails_fast():
-    from rxanon_sql.udfs.ner import PipelineNotFound
+    from udfs.ner import PipelineNotFound
     with pytest.raises(PipelineNotFound):
         ParallelRecognizer(2, pipeline="no_such_pipeline_xyz")
 
 
 def test_slices_cover_the_batch_in_order_and_shrink():
-    from rxanon_sql.udfs.parallel import slices
+    from udfs.parallel import slices
     lengths = [50, 3000, 1, 400] * 500
     cuts = slices(lengths, workers=2, rows=128, least=500)
     assert cuts[0][0] == 0 and cuts[-1][1] == len(lengths)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import config_from, rows
 from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
-from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
+from udfs.ner import ENTITY_ARROW_TYPE
 from rxanon_sql.verify import verify
 
 CONFIG = """

@@ -30,7 +30,7 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate
 from rxanon_sql.pipeline import apply
 from rxanon_sql.cli import main
-from rxanon_sql.udfs.ner import ENTITY_ARROW_TYPE
+from udfs.ner import ENTITY_ARROW_TYPE
 from test_cli import CLI, cli, demo_db
 from test_hostile_input import one_line_error, tables
 

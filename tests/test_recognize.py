@@ -10,7 +10,7 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.pipeline import apply
 from rxanon_sql.udf import register_ner
-from rxanon_sql.udfs.ner import Recognizer
+from udfs.ner import Recognizer
 
 
 def test_ner_udf_offsets_refer_to_the_original_text():

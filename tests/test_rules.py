@@ -1,20 +1,14 @@
 """Tests for the rule-based recognizers in udfs/rules.py."""
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from stdnum import luhn
 
-try:
-    from rxanon_sql.udfs.rules import RuleRecognizer, Span, is_vague_temporal
-except ImportError:   # running from a source checkout without the package installed
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from udfs.rules import RuleRecognizer, Span, is_vague_temporal
+from udfs.rules import RuleRecognizer, Span, is_vague_temporal
 
 
 @pytest.fixture(scope="module")

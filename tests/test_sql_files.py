@@ -8,7 +8,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-FILES = sorted(p.name for p in resources.files("rxanon_sql.sql").iterdir() if p.name.endswith(".sql"))
+FILES = sorted(p.name for p in resources.files("sql").iterdir() if p.name.endswith(".sql"))
 
 
 def test_there_are_sql_files():
@@ -17,7 +17,7 @@ def test_there_are_sql_files():
 
 @pytest.mark.parametrize("name", FILES)
 def test_transpiles_to_spark(name):
-    text = resources.files("rxanon_sql.sql").joinpath(name).read_text()
+    text = resources.files("sql").joinpath(name).read_text()
     statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
     assert statements
     for s in statements:

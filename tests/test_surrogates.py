@@ -2,7 +2,7 @@
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from rxanon_sql.udfs.surrogates import Surrogates
+from udfs.surrogates import Surrogates
 
 TERMS = [(f"p{i}", label, f"{word} {i}", f"{word.title()} {i}")
          for i in range(150) for label, word in (("ORG", "acme"), ("GPE", "springfield"), ("JOB", "engineer"),

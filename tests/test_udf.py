@@ -9,7 +9,7 @@ from helpers import demo_config
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.udf import system_allocator
-from rxanon_sql.udfs import find
+from udfs import find
 
 
 @pytest.fixture(autouse=True)
