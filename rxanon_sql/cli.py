@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import duckdb
 
+from . import console
 from .config import OPERATORS, ConfigError, load_config, parse_config
 from .errors import ReleaseRejected, RxAnonSqlError
 
@@ -57,113 +58,16 @@ def _readable(db: str):
         _fail(f"database {db!r} cannot be read (damaged or truncated?): {str(e).splitlines()[0]}")
 
 
-def _table(rows: list[tuple], header: list[str], width: int = 100) -> str:
-    cells = [[("" if v is None else str(v)) for v in r] for r in rows]
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in r] for r in cells]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
-    line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in cells])
-
-
-def _print_release(con, schema: str) -> None:
-    from .release import release_relation
-    rel = release_relation(con, schema)
-    click.echo(_table(rel.fetchall(), rel.columns))
-
-
-def _print_measures(con, schema: str) -> None:
-    from .measures import dataset_ncp
-    ncp = dataset_ncp(con, schema)
-    nx = "n/a" if ncp[1] is None else f"{ncp[1]:.4f}"
-    click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
-
-
-class _Progress:
-    """apply's progress callback on a terminal: a line naming the stage that runs, and for NER and
-    the term search a bar with their rate and time left."""
-    LABELS = {"ner": "NER", "search": "term search"}
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.status = None
-        self.bars = {}
-
-    def __call__(self, task: str, done: int, total: int | None) -> None:
-        from tqdm import tqdm
-        if total is None:
-            if self.status is None:
-                self.status = tqdm(file=self.stream, bar_format="{desc}", leave=False)
-            self.status.set_description_str(f"rxanon-sql: {task.replace('_', ' ')}")
-            return
-        bar = self.bars.get(task)
-        if bar is None:
-            bar = self.bars[task] = tqdm(total=total, desc=self.LABELS.get(task, task), unit=" texts",
-                                         file=self.stream, dynamic_ncols=True)
-        bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    def close(self) -> None:
-        for bar in (*self.bars.values(), self.status):
-            if bar is not None:
-                bar.close()
-
-
-def _progress(quiet: bool) -> _Progress | None:
-    """A progress display only where someone watches: not with --quiet, nor when stderr goes to a
-    file or a pipe, which would fill with redrawn bars."""
-    return None if quiet or not sys.stderr.isatty() else _Progress(sys.stderr)
-
-
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
     """Run the pipeline (a release that fails its check raises ReleaseRejected: see _Commands)."""
     from .pipeline import apply
-    progress = _progress(quiet)
+    progress = console.progress(quiet)
     try:
         return apply(con, cfg, progress, reuse=reuse)
     finally:
         # (before any message: a bar left open would share its line)
         if progress is not None:
             progress.close()
-
-
-def _report_verdict(v) -> None:
-    click.echo(f"k = {v.k}: {v.classes} equivalence classes, smallest has {v.smallest} persons; "
-               f"{len(v.leaks) + len(v.identifiers)} leaks; {v.rows_released}/{v.rows_input} rows released")
-    if v.mismatched_rows:
-        click.echo(f"  FAIL {v.mismatched_rows} rows of the release differ from the audit", err=True)
-    for key, kept, size, person_rows in v.failing[:20]:
-        click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
-    for row_id, person, attribute, s, e, needle in v.leaks[:20]:
-        click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
-    for column, needle, n in v.identifiers[:20]:
-        click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
-    if v.unrebuilt_rows:
-        click.echo(f"  FAIL {v.unrebuilt_rows} rows of the audit differ from the release rebuilt from the dataset and "
-                   f"the replacements, e.g. row_id {v.unrebuilt_example}", err=True)
-    if v.audited:
-        _report_suspects(v)
-
-
-def _report_suspects(v) -> None:
-    """The residual audit: one summary line; with --strict each suspect (up to 20) as a failure."""
-    strings = v.suspect_strings
-    examples = ", ".join(f"{s!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
-    click.echo(f"residual audit: {len(strings)} suspect strings (not common words, in the original texts of 1 to "
-               f"{v.k - 1} persons) in the released texts of {_persons(v.suspect_persons)}"
-               + (f", e.g. (persons in the original texts, times released) {examples}" if examples else "")
-               + f" ({v.residual_seconds:.2f}s)")
-    if not v.strict:
-        return
-    rank = {(kind, suspect): i for i, (kind, suspect, *_) in enumerate(strings)}
-    for kind, suspect, original, person, n, row_id, attribute, example in sorted(
-            v.suspects, key=lambda r: (rank[(r[0], r[1])], -r[4]))[:20]:
-        click.echo(f"  SUSPECT {kind} {suspect!r} (in the original texts of {_persons(original)}) shown {n}x by one "
-                   f"person, first in row {row_id} column {attribute!r}: {example!r}", err=True)
-
-
-def _persons(n: int) -> str:
-    return f"{n} person" if n == 1 else f"{n} persons"
 
 
 def _verify_and_exit(con, schema: str, k: int | None = None, strict: bool = False) -> None:
@@ -175,7 +79,7 @@ def _verify_and_exit(con, schema: str, k: int | None = None, strict: bool = Fals
         if k is None:       # (not the option's fault: no "--k None")
             raise
         raise ConfigError(f"--k {k}: {e}") from None
-    _report_verdict(v)
+    console.report_verdict(v)
     con.close()
     sys.exit(0 if v.ok else 1)
 
@@ -184,7 +88,7 @@ def _report_check_and_exit(con, schema: str, verdict) -> None:
     """Report the check that apply made before its commit, with the residual audit added."""
     from .verify import audit_residual
     audit_residual(con, verdict, schema)
-    _report_verdict(verdict)
+    console.report_verdict(verdict)
     con.close()
     sys.exit(0 if verdict.ok else 1)
 
@@ -198,7 +102,7 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except ReleaseRejected as e:
-            _report_verdict(e.verdict)
+            console.report_verdict(e.verdict)
             click.echo(f"rxanon-sql: error: {e}", err=True)
             sys.exit(1)
         except RxAnonSqlError as e:
@@ -241,9 +145,9 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
     report = _apply(con, cfg, quiet=True)
     title = "French consultation notes" if lang == "fr" else "The running example of the rx-anon paper"
     click.echo(f"{title}, anonymized with k={k}, lambda={lam}, {strategy} (database {db}, schema rx):\n")
-    _print_release(con, cfg.schema)
+    console.print_release(con, cfg.schema)
     click.echo("")
-    _print_measures(con, cfg.schema)
+    console.print_measures(con, cfg.schema)
     _report_check_and_exit(con, cfg.schema, report.verdict)
 
 
@@ -286,7 +190,7 @@ def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, oper
     if report.reused:
         click.echo("source and configuration as in the last run but for parameters of partitioning, recoding and "
                    "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
-    _print_measures(con, cfg.schema)
+    console.print_measures(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
     with _readable(db):
         _report_check_and_exit(con, cfg.schema, report.verdict)
@@ -312,7 +216,7 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
     cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
     settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
     con = _connect(db)
-    bar = None if quiet or not sys.stderr.isatty() else _SweepBar(sys.stderr, len(settings))
+    bar = None if quiet or not sys.stderr.isatty() else console.SweepBar(sys.stderr, len(settings))
     with _readable(db):
         try:
             result = sweep(con, settings, bar)
@@ -325,7 +229,7 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
                        f"reused, round(seconds, 2) FROM {table('sweep', cfg.schema).sql('duckdb')} "
                        "WHERE sweep_id = ? ORDER BY k, strategy DESC, lam", [result.sweep_id]).fetchall()
     con.close()
-    click.echo(_table(rows, ["k", "lambda", "strategy", "ok", "partitions", "mean size", "splits A", "splits X",
+    click.echo(console.table(rows, ["k", "lambda", "strategy", "ok", "partitions", "mean size", "splits A", "splits X",
                              "NCP_A", "NCP_X", "NCP", "max risk", "reused", "seconds"]))
     click.echo(f"sweep {result.sweep_id}: {result.runs} runs in {result.seconds:.1f}s, written to "
                f"{cfg.schema}.sweep; schema {cfg.schema!r} holds the release of the last setting")
@@ -334,22 +238,6 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
                    f"(ok = false), e.g. k = {result.rejected[0].k}, lambda = {result.rejected[0].lam}, "
                    f"{result.rejected[0].strategy}; `rxanon-sql apply` with that setting lists why", err=True)
         sys.exit(1)
-
-
-class _SweepBar:
-    """sweep's progress on a terminal: one bar over the runs, with the setting and stage that run."""
-
-    def __init__(self, stream, total: int):
-        from tqdm import tqdm
-        self.bar = tqdm(total=total, unit=" runs", file=stream, dynamic_ncols=True, desc="sweep")
-
-    def __call__(self, done: int, total: int, cfg, stage: str | None) -> None:
-        self.bar.update(done - self.bar.n)
-        lam = "" if cfg.strategy == "gdf" else f" lambda={cfg.lam:g}"
-        self.bar.set_postfix_str(f"k={cfg.k}{lam} {cfg.strategy}" + (f": {stage.replace('_', ' ')}" if stage else ""))
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 @main.command(name="report")
@@ -427,7 +315,7 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
         except duckdb.CatalogException:
             _fail(f"database {db!r} has no release in schema {schema!r}; run `rxanon-sql apply` first")
     if v is not None and not v.ok:
-        _report_verdict(v)
+        console.report_verdict(v)
         click.echo(f"rxanon-sql: error: the release in schema {schema!r} fails verify's check; nothing written "
                    "(--allow-unverified writes it anyway)", err=True)
         sys.exit(1)
