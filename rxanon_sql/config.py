@@ -16,6 +16,9 @@ from .common_words import DEFAULT_ZIPF
 from .errors import ConfigError
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
+# Not a quasi-identifier: released unchanged, and each class's values are checked for
+# l-diversity and t-closeness (docs/privacy.md, "Sensitive attributes").
+SENSITIVE = "sensitive"
 STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
 # descending order of how many persons of P hold them.
@@ -66,6 +69,8 @@ class Config:
     direct_identifiers: tuple[str, ...] = ()
     insensitive: tuple[str, ...] = ()
     attributes: tuple[Attribute, ...] = ()
+    # [attributes.X] type = "sensitive": not cut on nor recoded (an `order` makes t ordered)
+    sensitive: tuple[Attribute, ...] = ()
     text_columns: tuple[str, ...] = ()
     labels: tuple[str, ...] = DEFAULT_LABELS
     labels_given: bool = False          # text.labels is in the file: each must be produced (labels.py)
@@ -86,6 +91,8 @@ class Config:
     language: str | None = None         # of the texts, for common words; default: the pipeline's
     label_bias: dict[str, float] = field(default_factory=dict)
     k: int = 5
+    l: int | None = None               # distinct l-diversity of every sensitive attribute
+    t: float | None = None             # t-closeness (ARX's EMD) of every sensitive attribute
     lam: float = 0.5
     strategy: str = "mondrian"
     nominal_order: str = "value"       # the order of a nominal cut (docs/how-it-works.md, Decisions)
@@ -110,6 +117,13 @@ class Config:
         # (the upper bound: k is stored as an INTEGER, and no source has more persons anyway)
         if not isinstance(self.k, int) or isinstance(self.k, bool) or not 2 <= self.k <= MAX_K:
             raise ConfigError(f"anonymization.k must be an integer from 2 to {MAX_K}, got {self.k!r}")
+        if self.l is not None and (not isinstance(self.l, int) or isinstance(self.l, bool) or not 2 <= self.l <= MAX_K):
+            raise ConfigError(f"anonymization.l must be an integer from 2 to {MAX_K}, got {self.l!r}")
+        if self.t is not None and not 0.0 < self.t <= 1.0:
+            raise ConfigError(f"anonymization.t must lie in (0, 1], got {self.t!r}")
+        if (self.l is not None or self.t is not None) and not self.sensitive:
+            key = "anonymization.l" if self.l is not None else "anonymization.t"
+            raise ConfigError(f"{key} is set but no attribute has type = \"sensitive\"")
         if not 0.0 <= self.lam <= 1.0:
             raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
         if self.strategy not in STRATEGIES:
@@ -192,7 +206,7 @@ _SCHEMA = {
     "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
              "vague_temporal_guard", "allow", "common_word_guard", "bias", "batch_size", "workers", "operators",
              "rare_guard", "rare_zipf", "language", "label_map"},
-    "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
+    "anonymization": {"k", "l", "t", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
 _ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
@@ -253,14 +267,17 @@ def parse_config(data: dict) -> Config:
     kw["direct_identifiers"] = _str_list(src.get("direct_identifiers", []), "source.direct_identifiers")
     kw["insensitive"] = _str_list(src.get("insensitive", []), "source.insensitive")
 
-    attrs = []
+    attrs, sensitive = [], []
     for name, spec in _expect(data.get("attributes", {}), dict, "attributes").items():
         path = f"attributes.{name}"
         _expect(spec, dict, path)
         _unknown(spec, _ATTRIBUTE_KEYS, path + ".")
         typ = _expect(spec.get("type", ""), str, path + ".type")
+        if typ == SENSITIVE:
+            sensitive.append(_sensitive(name, spec, path))
+            continue
         if typ not in ATTRIBUTE_TYPES:
-            raise ConfigError(f"{path}.type must be one of {ATTRIBUTE_TYPES}, got {typ!r}")
+            raise ConfigError(f"{path}.type must be one of {(*ATTRIBUTE_TYPES, SENSITIVE)}, got {typ!r}")
         emap = _str_list(spec["emap"], path + ".emap") if "emap" in spec else DEFAULT_EMAP[typ]
         order = _str_list(spec.get("order", []), path + ".order")
         if typ == "ordinal" and not order:
@@ -280,6 +297,7 @@ def parse_config(data: dict) -> Config:
     if not attrs:
         raise ConfigError("attributes: at least one quasi-identifier is required")
     kw["attributes"] = tuple(attrs)
+    kw["sensitive"] = tuple(sensitive)
 
     text = _expect(data.get("text", {}), dict, "text")
     _unknown(text, _SCHEMA["text"], "text.")
@@ -322,6 +340,10 @@ def parse_config(data: dict) -> Config:
     _unknown(an, _SCHEMA["anonymization"], "anonymization.")
     if "k" in an:
         kw["k"] = _expect(an["k"], int, "anonymization.k")
+    if "l" in an:
+        kw["l"] = _expect(an["l"], int, "anonymization.l")
+    if "t" in an:
+        kw["t"] = _expect(an["t"], float, "anonymization.t")
     if "lambda" in an:
         kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
     for key in ("strategy", "nominal_order", "operator", "schema", "fallback", "mask", "secret", "locale"):
@@ -335,6 +357,18 @@ def parse_config(data: dict) -> Config:
     _check_roles(cfg)
     cfg.check_parameters()
     return cfg
+
+
+def _sensitive(name: str, spec: dict, path: str) -> Attribute:
+    """A sensitive attribute: only `order` (its values from lowest to highest, for the ordered
+    distance of t-closeness) applies; the other keys concern quasi-identifiers."""
+    for key in spec:
+        if key not in ("type", "order"):
+            raise ConfigError(f"{path}.{key} does not apply to a sensitive attribute (allowed: order, type)")
+    order = _str_list(spec.get("order", []), path + ".order")
+    if len(set(order)) != len(order):
+        raise ConfigError(f"{path}.order lists a value twice")
+    return Attribute(name=name, type=SENSITIVE, emap=(), order=order, match_values=False)
 
 
 def _check_query(query: str) -> None:
@@ -356,6 +390,7 @@ def _check_roles(cfg: Config) -> None:
                         ("source.direct_identifiers", cfg.direct_identifiers),
                         ("source.insensitive", cfg.insensitive),
                         ("attributes", cfg.quasi_identifiers),
+                        ("attributes (sensitive)", tuple(a.name for a in cfg.sensitive)),
                         ("text.columns", cfg.text_columns)):
         for n in names:
             if fold(n) in roles:

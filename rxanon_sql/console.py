@@ -72,6 +72,11 @@ def report_verdict(v) -> None:
         click.echo(f"  FAIL {v.mismatched_rows} rows of the release differ from the audit", err=True)
     for key, kept, size, person_rows in v.failing[:20]:
         click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}", err=True)
+    if v.l is not None or v.t is not None:
+        click.echo(f"l = {v.l}, t = {v.t}: {len(v.undiverse)} classes break them")
+    for key, kept, size, attribute, n_values, kind, distance in v.undiverse[:20]:
+        click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}: sensitive attribute {attribute!r} has "
+                   f"{n_values} distinct values, {kind} EMD {distance:.4f}", err=True)
     for row_id, person, attribute, s, e, needle in v.leaks[:20]:
         click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
     for column, needle, n in v.identifiers[:20]:

@@ -29,7 +29,8 @@ def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
 
 def dropped_columns(cfg: Config, types: dict[str, str]) -> list[str]:
     """The text-typed columns of the source that no role releases or uses."""
-    roles = {cfg.person, *cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}
+    roles = {cfg.person, *cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns,
+             *(a.name for a in cfg.sensitive)}
     return [c for c, t in types.items() if c not in roles and t == "VARCHAR"]
 
 

@@ -54,7 +54,8 @@ def resolve(con: duckdb.DuckDBPyConnection, cfg: Config) -> tuple[Config, dict[s
     cfg = dataclasses.replace(
         cfg, person=as_source((cfg.person,))[0], direct_identifiers=as_source(cfg.direct_identifiers),
         insensitive=as_source(cfg.insensitive), text_columns=as_source(cfg.text_columns),
-        attributes=tuple(dataclasses.replace(a, name=as_source((a.name,))[0]) for a in cfg.attributes))
+        attributes=tuple(dataclasses.replace(a, name=as_source((a.name,))[0]) for a in cfg.attributes),
+        sensitive=tuple(dataclasses.replace(a, name=as_source((a.name,))[0]) for a in cfg.sensitive))
     check_columns(cfg, types)
     return cfg, types
 
@@ -144,7 +145,7 @@ def _check_nothing_dropped(con: duckdb.DuckDBPyConnection, cfg: Config, columns:
 def check_columns(cfg: Config, types: dict[str, str]) -> None:
     where = f"relations {list(cfg.relations)}" if cfg.relations else "source.query"
     roles = [(cfg.person, "source.person")] + [(c, "source.direct_identifiers") for c in cfg.direct_identifiers] \
-        + [(c, "source.insensitive") for c in cfg.insensitive] + [(a.name, f"attributes.{a.name}") for a in cfg.attributes] \
+        + [(c, "source.insensitive") for c in cfg.insensitive] + [(a.name, f"attributes.{a.name}") for a in (*cfg.attributes, *cfg.sensitive)] \
         + [(c, "text.columns") for c in cfg.text_columns]
     for name, role in roles:
         if name not in types:
@@ -163,7 +164,7 @@ def check_columns(cfg: Config, types: dict[str, str]) -> None:
 def unreleased(cfg: Config, types: dict[str, str]) -> dict[str, list[str]]:
     """The columns of D that the release leaves out, by why: the person, the direct identifiers
     and the columns the configuration gives no role (which a user may have left out by mistake)."""
-    released = {*cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}
+    released = {*cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns, *(a.name for a in cfg.sensitive)}
     out: dict[str, list[str]] = {}
     for c in types:
         if c not in released:
@@ -176,7 +177,8 @@ def unreleased(cfg: Config, types: dict[str, str]) -> dict[str, list[str]]:
 def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
     s = cfg.schema
     kept = [c for c in types if c != cfg.person and c in
-            {*cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns}]
+            {*cfg.direct_identifiers, *cfg.insensitive, *cfg.quasi_identifiers, *cfg.text_columns,
+             *(a.name for a in cfg.sensitive)}]
     # A deterministic row_id: the same input gives the same row ids, partitions and release.
     order = [col(cfg.person)] + [col(c) for c in kept]
     row_id = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=o) for o in order]))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import duckdb
 
 from .config import Config
+from .diversity import build_diversity
 from .release import build_classes
 from .sqlrun import run_file, table
 
@@ -12,6 +13,7 @@ from .sqlrun import run_file, table
 def measure(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run_file(con, "measures", cfg.schema)
     build_classes(con, cfg)
+    build_diversity(con, cfg)
     run_file(con, "risk", cfg.schema)
 
 

@@ -23,7 +23,8 @@ import duckdb
 import numpy as np
 
 from .config import Config
-from .sqlrun import run_file, table
+from .diversity import TOLERANCE, check_dataset, load_values
+from .sqlrun import drop_temporary, run_file, table
 
 NUMERIC_KINDS = ("numeric", "date")
 RANKED_KINDS = ("nominal", "ordinal")
@@ -156,6 +157,7 @@ class _Level:
         # (GDF cuts on terms only)
         self.value_left = np.zeros(len(d.values.seg), dtype=bool)
         self.key_left = np.zeros(len(d.keys.seg), dtype=bool)
+        self.relational_left = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
 
     def relational(self) -> _Candidates:
         """Per open partition and attribute with values there: the span, and the cut. Numeric and
@@ -193,7 +195,8 @@ class _Level:
         holds = np.zeros(d.n_persons * A, dtype=bool)
         holds[v.person[self.value_left] * A + v.what[self.value_left]] = True
         held = np.flatnonzero(holds)
-        left += np.bincount(np.searchsorted(group, self.seg_of_person[held // A] * A + held % A), minlength=len(gs))
+        held_at = np.searchsorted(group, self.seg_of_person[held // A] * A + held % A)
+        left += np.bincount(held_at, minlength=len(gs))
 
         kr, km = d.keys, len(d.keys.seg)
         kg = kr.seg * A + kr.what
@@ -206,6 +209,9 @@ class _Level:
         at = np.searchsorted(group, kg[ks])
         op[at], cut[at] = LT, median
         left[at] += np.bincount(key_group[self.key_left], minlength=len(ks))
+        # who is left of each candidate, as (candidate, person) pairs (for the sensitive attributes)
+        self.relational_left = (np.concatenate([held_at, at[key_group[self.key_left]]]),
+                                np.concatenate([held // A, kr.person[self.key_left]]))
         bias = d.attribute_bias[att]
         return _Candidates(seg, np.full(len(gs), RELATIONAL), att, span, bias, (span + d.lam + bias) / 2,
                            op, cut, np.zeros(len(gs), dtype=np.int64), left)
@@ -249,6 +255,19 @@ class _Level:
                            np.zeros(n), left[has].astype(np.float64), np.full(n, HAS), np.full(n, np.nan),
                            pick[has], left[has])
 
+    def left_members(self, c: _Candidates) -> tuple[np.ndarray, np.ndarray]:
+        """(candidate, person) for every person left of a candidate cut (relational candidates
+        come first in `c`, as relational() gave them; textual ones hold their term)."""
+        t, n_terms = self.d.terms, len(self.d.term_label)
+        textual = np.flatnonzero((c.kind == TEXTUAL) & (c.cut_term > 0))
+        key = c.seg[textual] * n_terms + c.cut_term[textual]
+        order = np.argsort(key)
+        row_key = t.seg.astype(np.int64) * n_terms + t.what
+        at = np.minimum(np.searchsorted(key[order], row_key), max(len(key) - 1, 0))
+        hit = np.flatnonzero(key[order][at] == row_key) if len(key) else np.zeros(0, dtype=np.int64)
+        cand, person = self.relational_left
+        return np.concatenate([cand, textual[order][at[hit]]]), np.concatenate([person, t.person[hit]])
+
     @staticmethod
     def _pick(score, allowable, starts, run, df, term):
         """Per run of term groups, the allowable one of least score (ties: the first): its df and term."""
@@ -278,6 +297,7 @@ def partition(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
     """Partition D*; returns the number of levels."""
     d = _Inputs(con, cfg.schema)
     n, k = d.n_persons, d.k
+    diverse = _diversity(con, cfg, n)
     final = np.ones(n, dtype=np.int64)                  # each person's partition id
     opened = n >= 2 * k                                 # a partition of at least 2k persons may be cut
     seg_of_person = np.full(n, 0 if opened else -1, dtype=np.int64)
@@ -288,6 +308,8 @@ def partition(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
         scoring = _Level(d, size, seg_of_person)
         c = scoring.gdf() if d.strategy == "gdf" else _Candidates.concat([scoring.relational(), scoring.textual()])
         allowable = (c.left >= k) & (size[c.seg] - c.left >= k)
+        if diverse is not None:
+            allowable &= diverse.allows(allowable, c.seg, *scoring.left_members(c), seg_of_person)
         # in each partition the allowable candidate of highest priority (ties: name, then kind)
         ok = np.flatnonzero(allowable)
         ok = ok[np.lexsort((c.kind[ok], d.name_rank[c.kind[ok], c.name[ok]], -c.priority[ok], c.seg[ok]))]
@@ -367,3 +389,69 @@ def _write(con: duckdb.DuckDBPyConnection, cfg: Config, d: _Inputs, out: list[di
     finally:
         con.unregister("partition_candidates")
         con.unregister("partition_assignment")
+
+
+def _diversity(con: duckdb.DuckDBPyConnection, cfg: Config, n_persons: int) -> "_Diverse | None":
+    """rx.sensitive_values from rx.dataset, and the check of l and t when either is set."""
+    if not cfg.sensitive:
+        return None
+    load_values(con, cfg, table("dataset", cfg.schema))
+    try:
+        con.execute(f"CREATE OR REPLACE TABLE {table('sensitive_values', cfg.schema).sql('duckdb')} AS "
+                    f"SELECT person, attribute, value, rank FROM sensitive_values ORDER BY attribute, rank, person")
+        check_dataset(con, cfg)
+        return _Diverse(con, cfg, n_persons) if cfg.l is not None or cfg.t is not None else None
+    finally:
+        drop_temporary(con, "sensitive_source", "sensitive_values", "sensitive_domain")
+
+
+class _Diverse:
+    """Distinct l-diversity and t-closeness of a set of persons, for many sets at once: each set
+    is a row of value counts (persons holding each value of each sensitive attribute), over the
+    values of all attributes side by side in rank order (sql/sensitive_values.sql)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, cfg: Config, n_persons: int):
+        dom = con.execute("SELECT attribute, q, ordered, m FROM sensitive_domain ORDER BY attribute, rank").fetchnumpy()
+        names = dom["attribute"].tolist()
+        first = {a: names.index(a) for a in dict.fromkeys(names)}
+        self.blocks = [(first[a], first[a] + int(dom["m"][first[a]]), bool(dom["ordered"][first[a]])) for a in first]
+        self.q, self.width, self.l, self.t = dom["q"], len(names), cfg.l, cfg.t
+        v = con.execute("SELECT p.idx, v.attribute, v.rank FROM sensitive_values AS v JOIN person_index AS p "
+                        "ON p.person = v.person ORDER BY p.idx").fetchnumpy()
+        self.value = np.array([first[a] for a in v["attribute"].tolist()], dtype=np.int64) + v["rank"] - 1
+        self.start = np.searchsorted(v["idx"], np.arange(n_persons + 1))
+
+    def counts(self, owner: np.ndarray, person: np.ndarray, n: int) -> np.ndarray:
+        """Per owner (0..n-1), the counts of the values of the persons paired with it."""
+        deg = self.start[person + 1] - self.start[person]
+        rows = np.repeat(self.start[person] - np.cumsum(deg) + deg, deg) + np.arange(deg.sum())
+        return np.bincount(np.repeat(owner, deg) * self.width + self.value[rows],
+                           minlength=n * self.width).reshape(n, self.width)
+
+    def ok(self, counts: np.ndarray) -> np.ndarray:
+        good = np.ones(len(counts), dtype=bool)
+        for lo, hi, ordered in self.blocks:
+            block = counts[:, lo:hi]
+            if self.l is not None:
+                good &= (block > 0).sum(axis=1) >= self.l
+            if self.t is not None:
+                diff = block / np.maximum(block.sum(axis=1, keepdims=True), 1) - self.q[lo:hi]
+                distance = (np.abs(np.cumsum(diff, axis=1)).sum(axis=1) / max(hi - lo - 1, 1) if ordered
+                            else np.abs(diff).sum(axis=1) / 2)
+                good &= distance <= self.t + TOLERANCE
+        return good
+
+    def allows(self, allowable: np.ndarray, seg: np.ndarray, cand: np.ndarray, person: np.ndarray,
+               seg_of_person: np.ndarray) -> np.ndarray:
+        """Of the candidates `allowable` by k, those whose both sides meet l and t. (Counted for
+        those only: the counts take a row of all the attributes' values each.)"""
+        members = np.flatnonzero(seg_of_person >= 0)
+        total = self.counts(seg_of_person[members], members, int(seg.max(initial=-1)) + 1)
+        idx = np.flatnonzero(allowable)
+        slot = np.full(len(allowable), -1, dtype=np.int64)
+        slot[idx] = np.arange(len(idx))
+        mine = slot[cand] >= 0
+        left = self.counts(slot[cand[mine]], person[mine], len(idx))
+        out = np.zeros(len(allowable), dtype=bool)
+        out[idx] = self.ok(left) & self.ok(total[seg[idx]] - left)
+        return out

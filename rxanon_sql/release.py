@@ -110,6 +110,17 @@ def classes_query(cfg: Config) -> exp.Select:
     """Equivalence classes of the release: persons with the same released quasi-identifier tuple
     and the same set of kept terms (a term of X' none of whose occurrences was suppressed or
     generalized, and every generalized value the person shows)."""
+    members = exp.Subquery(this=class_members_query(cfg), alias=exp.TableAlias(this=ident("m")))
+    return exp.select(
+        col("key"), col("kept_terms"),
+        exp.alias_(exp.Count(this=exp.Distinct(expressions=[col("person")])), "size"),
+        exp.alias_(exp.Count(this=exp.Star()), "person_rows"),
+    ).from_(members).group_by(col("key"), col("kept_terms"))
+
+
+def class_members_query(cfg: Config) -> exp.Select:
+    """Each person's class (key, kept_terms), once per released quasi-identifier tuple of theirs
+    (a person with two would be counted in two classes, which the check fails)."""
     s = cfg.schema
     qis = list(cfg.quasi_identifiers)
     per_person = exp.select(col("person"), *[col(q) for q in qis]).distinct().from_(table("audit", s))
@@ -133,14 +144,10 @@ def classes_query(cfg: Config) -> exp.Select:
         .group_by(col("person", "u"))
     key = exp.func("struct_pack", *[exp.PropertyEQ(this=ident(q), expression=col(q, "pp")) for q in qis])
     kept_terms = exp.func("coalesce", col("kept_terms", "k"), exp.cast(exp.Array(), "VARCHAR[]"))
-    return exp.select(
-        exp.alias_(key, "key"), exp.alias_(kept_terms.copy(), "kept_terms"),
-        exp.alias_(exp.Count(this=exp.Distinct(expressions=[col("person", "pp")])), "size"),
-        exp.alias_(exp.Count(this=exp.Star()), "person_rows"),
-    ).from_(exp.Subquery(this=per_person, alias=exp.TableAlias(this=ident("pp")))) \
+    return exp.select(col("person", "pp"), exp.alias_(key, "key"), exp.alias_(kept_terms, "kept_terms")) \
+        .from_(exp.Subquery(this=per_person, alias=exp.TableAlias(this=ident("pp")))) \
         .join(exp.Subquery(this=kept, alias=exp.TableAlias(this=ident("k"))),
-              on=exp.EQ(this=col("person", "k"), expression=col("person", "pp")), join_type="LEFT") \
-        .group_by(key.copy(), kept_terms.copy())
+              on=exp.EQ(this=col("person", "k"), expression=col("person", "pp")), join_type="LEFT")
 
 
 def build_classes(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

@@ -27,7 +27,7 @@ from .sqlrun import hash_sum, ident, run, schema_objects, table
 # The configuration read only after persons (and by NER, whose cache has its own key); an
 # attribute's bias too. tests/test_reuse.py checks that changing all of them at once and reusing
 # gives the same tables as a full run.
-RETUNE = ("k", "lam", "strategy", "nominal_order", "operator", "label_operators", "fallback", "mask",
+RETUNE = ("k", "l", "t", "lam", "strategy", "nominal_order", "operator", "label_operators", "fallback", "mask",
           "secret", "locale", "w_a", "w_x", "label_bias", "batch_size", "workers")
 
 

@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
 from .config import Config
+from .diversity import failing_classes
 from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; importers found it here)
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
@@ -45,6 +46,11 @@ class Verdict:
     classes: int = 0
     smallest: int = 0
     failing: list[tuple] = field(default_factory=list)
+    # classes that break anonymization.l or .t: key, kept_terms, size, attribute, distinct values,
+    # distance kind, distance (diversity.failing_classes)
+    undiverse: list[tuple] = field(default_factory=list)
+    l: int | None = None
+    t: float | None = None
     leaks: list[tuple] = field(default_factory=list)
     identifiers: list[tuple] = field(default_factory=list)
     mismatched_rows: int = 0
@@ -62,7 +68,7 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return (not self.failing and not self.leaks and not self.identifiers and not self.mismatched_rows
+        return (not self.failing and not self.undiverse and not self.leaks and not self.identifiers and not self.mismatched_rows
                 and not self.unrebuilt_rows
                 and self.rows_released == self.rows_input and self.classes > 0
                 and not (self.strict and self.suspects))
@@ -90,8 +96,9 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     from .config import Attribute
     row = con.execute(f"SELECT config FROM {table('runs', schema).sql('duckdb')} ORDER BY run_id DESC LIMIT 1").fetchall()[0]
     data = json.loads(row[0])
-    data["attributes"] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
-                               for a in data["attributes"])
+    for key in ("attributes", "sensitive"):
+        data[key] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
+                          for a in data.get(key, ()))
     return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
@@ -177,6 +184,8 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.classes = len(rows)
     v.smallest = min((r[2] for r in rows), default=0)
     v.failing = [r for r in rows if r[2] < k or r[3] != r[2]]
+    v.l, v.t = cfg.l, cfg.t
+    v.undiverse = failing_classes(con, cfg)
     (hits, _), (leaks, _) = statements("leaks", schema, cached=False)
     con.execute(hits)
     v.leaks = con.execute(leaks).fetchall()
