@@ -398,7 +398,7 @@ def _diversity(con: duckdb.DuckDBPyConnection, cfg: Config, n_persons: int) -> "
     load_values(con, cfg, table("dataset", cfg.schema))
     try:
         con.execute(f"CREATE OR REPLACE TABLE {table('sensitive_values', cfg.schema).sql('duckdb')} AS "
-                    f"SELECT person, attribute, value, rank FROM sensitive_values ORDER BY attribute, rank, person")
+                    f"SELECT person, attribute, value, rank, ordered FROM sensitive_values ORDER BY attribute, rank, person")
         check_dataset(con, cfg)
         return _Diverse(con, cfg, n_persons) if cfg.l is not None or cfg.t is not None else None
     finally:
@@ -445,9 +445,11 @@ class _Diverse:
                seg_of_person: np.ndarray) -> np.ndarray:
         """Of the candidates `allowable` by k, those whose both sides meet l and t. (Counted for
         those only: the counts take a row of all the attributes' values each.)"""
-        members = np.flatnonzero(seg_of_person >= 0)
-        total = self.counts(seg_of_person[members], members, int(seg.max(initial=-1)) + 1)
         idx = np.flatnonzero(allowable)
+        if not len(idx):
+            return allowable
+        members = np.flatnonzero(seg_of_person >= 0)
+        total = self.counts(seg_of_person[members], members, int(seg_of_person.max()) + 1)
         slot = np.full(len(allowable), -1, dtype=np.int64)
         slot[idx] = np.arange(len(idx))
         mine = slot[cand] >= 0

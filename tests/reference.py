@@ -8,7 +8,9 @@ import statistics
 from collections import Counter
 
 
-def load(con, schema="rx"):
+def load(con, schema="rx", l=None, t=None):
+    """The person-centric view; with l or t, the cuts must also keep both sides l-diverse and
+    t-close in the sensitive attributes (rx.sensitive_values)."""
     kinds = dict(con.execute(f"SELECT attribute, kind FROM {schema}.attributes").fetchall())
     bias = dict(con.execute(f"SELECT attribute, bias FROM {schema}.attributes").fetchall())
     lbias = dict(con.execute(f"SELECT label, bias FROM {schema}.labels").fetchall())
@@ -20,8 +22,53 @@ def load(con, schema="rx"):
     terms: dict = {p: set() for p in persons}
     for p, label, norm in con.execute(f"SELECT person, label, norm FROM {schema}.person_terms").fetchall():
         terms[p].add((label, norm))
+    sensitive: dict = {}
+    ordered: dict = {}
+    if l is not None or t is not None:
+        for p, a, rank, o in con.execute(f"SELECT person, attribute, rank, ordered FROM {schema}.sensitive_values").fetchall():
+            sensitive.setdefault(a, {}).setdefault(p, set()).add(rank)
+            ordered[a] = o
     return dict(kinds=kinds, bias=bias, lbias=lbias, k=k, lam=lam, order=order, persons=persons, values=values,
-                terms=terms)
+                terms=terms, l=l, t=t, sensitive=sensitive, ordered=ordered)
+
+
+def _distribution(d, a, persons):
+    """The shares of the values of sensitive attribute a over the persons' (person, value) pairs."""
+    held = Counter(v for p in persons for v in d["sensitive"][a].get(p, ()))
+    n = sum(held.values())
+    return {v: c / n for v, c in held.items()}
+
+
+def emd(p, q, ordered):
+    """ARX's EMD between distributions p and q (value -> share) over the values of q, in order:
+    ordered, sum over the m values of |cumulative (p - q)| / (m - 1); else sum |p - q| / 2."""
+    values = sorted(q)
+    if not ordered:
+        return sum(abs(p.get(v, 0) - q[v]) for v in values) / 2
+    running, total = 0.0, 0.0
+    for v in values:
+        running += p.get(v, 0) - q[v]
+        total += abs(running)
+    return total / (len(values) - 1) if len(values) > 1 else 0.0
+
+
+def diverse(d, persons):
+    """Whether a set of persons holds at least l distinct values of each sensitive attribute and
+    lies within t of the whole dataset's distribution."""
+    for a in d["sensitive"]:
+        p = _distribution(d, a, persons)
+        if d["l"] is not None and len(p) < d["l"]:
+            return False
+        if d["t"] is not None and emd(p, _distribution(d, a, d["persons"]), d["ordered"][a]) > d["t"] + 1e-9:
+            return False
+    return True
+
+
+def _allowable(d, P, left) -> bool:
+    k = d["k"]
+    if not k <= len(left) <= len(P) - k:
+        return False
+    return not d["sensitive"] or (diverse(d, [p for p in P if p in left]) and diverse(d, [p for p in P if p not in left]))
 
 
 def _key(d, p, a):
@@ -82,7 +129,7 @@ def mondrian(d, P=None, dom=None, cuts=None):
         cands.append(((span + (1 - lam) + d["lbias"].get(label, 0.0)) / 2, label, "textual", left))
     cands.sort(key=lambda c: (-c[0], c[1], c[2]))
     for priority, name, kind, left in cands:
-        if k <= len(left) <= len(P) - k:
+        if _allowable(d, P, left):
             if cuts is not None:
                 cuts.append((len(P), len(left), name, kind, priority))
             return (mondrian(d, [p for p in P if p in left], dom, cuts)
@@ -101,6 +148,8 @@ def gdf(d, P=None, cuts=None):
         return [frozenset(P)]
     term, df = min(allowed, key=lambda tf: (-tf[1], tf[0]))
     left = [p for p in P if term in d["terms"][p]]
+    if not _allowable(d, P, set(left)):
+        return [frozenset(P)]
     if cuts is not None:
         cuts.append((len(P), len(left), term[0], "textual", float(df)))
     return gdf(d, left, cuts) + gdf(d, [p for p in P if term not in d["terms"][p]], cuts)
