@@ -62,6 +62,10 @@ def emd(p: Counter, q: Counter, ordered: bool) -> float:
     return sum(map(abs, running)) / (len(values) - 1) if len(values) > 1 else 0.0
 
 
+def run_sql(cfg) -> str:
+    return class_members_query(cfg).sql("duckdb")
+
+
 def released_classes(con, cfg, attribute):
     """Per equivalence class of the release, the Counter of the attribute's (person, value) pairs,
     read from the audit, and the whole release's Counter."""
@@ -118,6 +122,10 @@ def check_release(data, l, t, lam, strategy):
         # (rx.diversity says the same: its distances are ARX's)
         got = sorted(round(r[0], 9) for r in rows(con, "SELECT distance FROM rx.diversity WHERE attribute = ?", [attribute]))
         assert got == sorted(round(emd(c, whole, ordered), 9) for c in classes)
+    # a class is a union of whole partitions (so the partitioner's guarantee reaches the classes)
+    assert scalar(con, f"""SELECT count(*) FROM (SELECT p.partition_id FROM ({run_sql(cfg)}) AS m
+                           JOIN rx.partitions AS p ON p.person = m.person
+                           GROUP BY p.partition_id HAVING count(DISTINCT (m.key, m.kept_terms)) > 1)""") == 0
     # released unchanged
     assert scalar(con, "SELECT count(*) FROM rx.audit a JOIN people p ON p.pid = a.person "
                        "WHERE a.disease IS DISTINCT FROM p.disease OR a.salary IS DISTINCT FROM p.salary") == 0
@@ -154,6 +162,18 @@ def test_l_constrains_the_cuts_and_the_value_is_released_unchanged():
     assert rows(con, "SELECT disease, count(*) FROM rx.release GROUP BY ALL ORDER BY 1") == \
         rows(con, "SELECT disease, count(*) FROM people GROUP BY ALL ORDER BY 1")
     assert verify(con).ok
+
+
+def test_retuning_l_and_t_reuses_the_stages_before_partitioning():
+    con = relational_people()
+    apply(con, config_from(RELATIONAL, k=2))
+    report = apply(con, config_from(RELATIONAL, k=2, l=3, t=0.6))
+    assert report.reused
+    reused = rows(con, "SELECT person, partition_id FROM rx.partitions ORDER BY person")
+    full = relational_people()
+    assert not apply(full, config_from(RELATIONAL, k=2, l=3, t=0.6)).reused
+    assert rows(full, "SELECT person, partition_id FROM rx.partitions ORDER BY person") == reused
+    assert scalar(con, "SELECT min(distinct_values) FROM rx.diversity") >= 3
 
 
 def test_verify_names_the_class_that_breaks_l():

@@ -27,7 +27,9 @@ def _every_retune_setting_changed(cfg):
         label_operators={"GPE": "generalize", "PERSON": "tag"}, fallback="mask", mask="###", secret="two",
         locale="de_DE", w_a=2.0, w_x=0.5, label_bias={"DATE": 0.3}, batch_size=64, workers=2,
         attributes=tuple(dataclasses.replace(a, bias=0.25) for a in cfg.attributes))
-    assert all(getattr(changed, f) != getattr(cfg, f) for f in RETUNE)
+    # (l and t need a sensitive attribute, which this dataset lacks: tests/test_diversity.py
+    # retunes them)
+    assert all(getattr(changed, f) != getattr(cfg, f) for f in RETUNE if f not in ("l", "t"))
     return changed
 
 
