@@ -84,6 +84,18 @@ def check_dataset(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
                              f"whole dataset, fewer than anonymization.l = {cfg.l}: no release can be {cfg.l}-diverse")
 
 
+def check_source(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    """The sensitive columns' input errors, found with the others before anything is committed
+    (pipeline._build_source); the partitioner checks again, for a run that reuses the dataset."""
+    if not cfg.sensitive:
+        return
+    try:
+        load_values(con, cfg, table("dataset", cfg.schema))
+        check_dataset(con, cfg)
+    finally:
+        drop_temporary(con, "sensitive_source", "sensitive_values", "sensitive_domain")
+
+
 def measure_classes(con: duckdb.DuckDBPyConnection, cfg: Config, cached: bool = True) -> None:
     """The temporary table class_diversity (diversity.sql): one row per equivalence class of the
     release and sensitive attribute, with its distinct values, its distance and whether it meets

@@ -19,6 +19,7 @@ import duckdb
 
 from . import __version__
 from .config import Config
+from .diversity import check_source
 from .join import InputError, build_dataset, build_values, check_persons, resolve, unreleased
 from .labels import check_labels
 from .linking import link
@@ -161,6 +162,7 @@ def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
     _write_parameters(con, cfg, fingerprint)
     build_dataset(con, cfg, types)
     build_values(con, cfg, types)
+    check_source(con, cfg)
 
 
 def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: bool = True) -> RunReport:

@@ -248,3 +248,12 @@ def test_a_dataset_with_too_few_values_and_an_unlisted_ordinal_value():
     con.execute("UPDATE people SET disease = 'mild' WHERE pid % 2 = 0")
     with pytest.raises(InputError, match="'disease' holds the value 'flu', which attributes.disease.order"):
         apply(con, config_from(RELATIONAL + 'order = ["mild", "severe"]\n', k=2, t=0.5))
+
+
+def test_too_few_values_are_refused_before_ner_commits_anything():
+    con = relational_people()
+    con.execute("ALTER TABLE people ADD COLUMN note VARCHAR")
+    con.execute("UPDATE people SET disease = 'flu', note = 'Met Alice Smith in Berlin.'")
+    with pytest.raises(InputError, match="sensitive attribute 'disease' has 1 distinct values"):
+        apply(con, config_from(RELATIONAL + '[text]\ncolumns = ["note"]\n[anonymization]\nl = 2\n', k=2))
+    assert rows(con, "SELECT schema_name FROM duckdb_schemas() WHERE schema_name = 'rx'") == []
