@@ -411,14 +411,18 @@ class _Diverse:
     values of all attributes side by side in rank order (sql/sensitive_values.sql)."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, cfg: Config, n_persons: int):
-        dom = con.execute("SELECT attribute, q, ordered, m FROM sensitive_domain ORDER BY attribute, rank").fetchnumpy()
-        names = dom["attribute"].tolist()
-        first = {a: names.index(a) for a in dict.fromkeys(names)}
-        self.blocks = [(first[a], first[a] + int(dom["m"][first[a]]), bool(dom["ordered"][first[a]])) for a in first]
-        self.q, self.width, self.l, self.t = dom["q"], len(names), cfg.l, cfg.t
-        v = con.execute("SELECT p.idx, v.attribute, v.rank FROM sensitive_values AS v JOIN person_index AS p "
-                        "ON p.person = v.person ORDER BY p.idx").fetchnumpy()
-        self.value = np.array([first[a] for a in v["attribute"].tolist()], dtype=np.int64) + v["rank"] - 1
+        # each value of each attribute numbered from 0, the attributes' values side by side
+        con.execute("CREATE OR REPLACE TEMP TABLE sensitive_ids AS SELECT attribute, rank, q, ordered, "
+                    "CAST(row_number() OVER (ORDER BY attribute, rank) - 1 AS BIGINT) AS value_id FROM sensitive_domain")
+        self.q = con.execute("SELECT q FROM sensitive_ids ORDER BY value_id").fetchnumpy()["q"]
+        self.blocks = [(lo, hi, ordered) for lo, hi, ordered in con.execute(
+            "SELECT min(value_id), max(value_id) + 1, bool_or(ordered) FROM sensitive_ids GROUP BY attribute").fetchall()]
+        self.width, self.l, self.t = len(self.q), cfg.l, cfg.t
+        v = con.execute("SELECT p.idx, i.value_id FROM sensitive_values AS v JOIN person_index AS p ON p.person = v.person "
+                        "JOIN sensitive_ids AS i ON i.attribute = v.attribute AND i.rank = v.rank "
+                        "ORDER BY p.idx").fetchnumpy()
+        drop_temporary(con, "sensitive_ids")
+        self.value = v["value_id"]
         self.start = np.searchsorted(v["idx"], np.arange(n_persons + 1))
 
     def counts(self, owner: np.ndarray, person: np.ndarray, n: int) -> np.ndarray:

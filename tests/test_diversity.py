@@ -4,6 +4,7 @@ reference under the same rule, and verify failing a release that breaks them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from collections import Counter
 
 import duckdb
@@ -257,3 +258,25 @@ def test_too_few_values_are_refused_before_ner_commits_anything():
     with pytest.raises(InputError, match="sensitive attribute 'disease' has 1 distinct values"):
         apply(con, config_from(RELATIONAL + '[text]\ncolumns = ["note"]\n[anonymization]\nl = 2\n', k=2))
     assert rows(con, "SELECT schema_name FROM duckdb_schemas() WHERE schema_name = 'rx'") == []
+
+
+ADULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "adult" / "adult.csv"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not ADULT.exists(), reason="UCI Adult is not beside the checkout")
+def test_adult_with_salary_class_sensitive():
+    """The issue's acceptance run on real data (benchmarks/diversity.py prints the table)."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
+                f"FROM read_csv('{ADULT}', delim=';', header=true)")
+    qis = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation")
+    attributes = "".join(f'[attributes."{c}"]\ntype = "{"numeric" if c == "age" else "nominal"}"\n' for c in qis)
+    text = ('[source]\nrelations = ["adult"]\nperson = "id"\n' + attributes
+            + '[attributes."salary-class"]\ntype = "sensitive"\n[anonymization]\nlambda = 1.0\nnominal_order = "frequency"\n')
+    for l, t in ((2, None), (2, 0.2)):
+        apply(con, config_from(text, k=5, l=l, t=t))
+        v = verify(con)
+        assert v.ok and not v.undiverse
+        lowest, farthest = rows(con, "SELECT min(distinct_values), max(distance) FROM rx.diversity")[0]
+        assert lowest >= 2 and (t is None or farthest <= t + 1e-9)
