@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -72,11 +71,7 @@ CHILDREN = {"rx": child_rx, "anonypy": child_anonypy}
 
 
 def run_child(kind: str, spec: dict) -> dict:
-    out = subprocess.run([sys.executable, __file__, "_child", kind, json.dumps(spec)], capture_output=True, text=True)
-    if out.returncode:
-        sys.stderr.write(out.stderr)
-        raise SystemExit(f"benchmark child {kind} failed")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return bench.run_child(kind, spec, script=__file__)
 
 
 def main() -> None:

@@ -339,8 +339,8 @@ CHILDREN = {"build": child_build, "apply": child_apply, "anonypy": child_anonypy
 
 # --- the parent: run children, take medians, print tables ------------------------------------------
 
-def run_child(kind: str, spec: dict) -> dict:
-    out = subprocess.run([sys.executable, __file__, "_child", kind, json.dumps(spec)], capture_output=True, text=True,
+def run_child(kind: str, spec: dict, script: str = __file__) -> dict:
+    out = subprocess.run([sys.executable, script, "_child", kind, json.dumps(spec)], capture_output=True, text=True,
                          env={**os.environ, "PYTHONHASHSEED": "0"})
     if out.returncode:
         sys.stderr.write(out.stderr)
