@@ -156,6 +156,8 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--config", "config_path", required=True, help="TOML configuration.")
 @click.option("--k", type=int, help="Override anonymization.k.")
 @click.option("--lambda", "lam", type=float, help="Override anonymization.lambda.")
+@click.option("--l", "l_", type=int, help="Override anonymization.l (distinct l-diversity).")
+@click.option("--t", "t_", type=float, help="Override anonymization.t (t-closeness).")
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), help="Override anonymization.strategy.")
 @click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
@@ -166,13 +168,13 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
-def apply_cmd(db: str, config_path: str, k, lam, strategy, schema, workers, operator, memory_limit, rebuild,
+def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, workers, operator, memory_limit, rebuild,
               quiet) -> None:
     """Anonymize the relations of DB as configured.
 
     Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
-    cfg = load_config(config_path).with_overrides(k=k, lam=lam, strategy=strategy, schema=schema, workers=workers,
-                                                  operator=operator)
+    cfg = load_config(config_path).with_overrides(k=k, lam=lam, l=l_, t=t_, strategy=strategy, schema=schema,
+                                                  workers=workers, operator=operator)
     con = _connect(db)
     if memory_limit is not None:
         try:

@@ -280,3 +280,18 @@ def test_adult_with_salary_class_sensitive():
         assert v.ok and not v.undiverse
         lowest, farthest = rows(con, "SELECT min(distinct_values), max(distance) FROM rx.diversity")[0]
         assert lowest >= 2 and (t is None or farthest <= t + 1e-9)
+
+
+def test_the_command_line_overrides_l_and_t_and_verify_reports_them(tmp_path):
+    from test_cli import cli
+    db = tmp_path / "people.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE people AS SELECT range AS pid, 20 + range AS age, ['Berlin', 'Paris', 'Rome'][range % 3 + 1] "
+                "AS city, CASE WHEN range < 30 THEN 'cancer' ELSE 'flu' END AS disease FROM range(40)")
+    con.close()
+    (tmp_path / "c.toml").write_text(RELATIONAL + "[anonymization]\nk = 2\n")
+    r = cli("apply", db, "--config", tmp_path / "c.toml", "--l", 2, "--t", 0.5)
+    assert r.returncode == 0, r.stderr
+    assert "l = 2, t = 0.5: 0 classes break them" in r.stdout
+    r = cli("apply", db, "--config", tmp_path / "c.toml", "--l", 1)
+    assert r.returncode == 2 and r.stderr.strip().endswith("anonymization.l must be an integer from 2 to 2147483647, got 1")
