@@ -31,6 +31,7 @@ RANKED_KINDS = ("nominal", "ordinal")
 # a candidate's cut_op and kind as codes (sql/partition.sql turns them into strings)
 NO_CUT, LT, LE, HAS = 0, 1, 2, 3
 RELATIONAL, TEXTUAL = 0, 1
+CELLS = 2 ** 22         # value counts held at once by the check of l and t (32 MB)
 
 
 class _Rows:
@@ -447,17 +448,24 @@ class _Diverse:
 
     def allows(self, allowable: np.ndarray, seg: np.ndarray, cand: np.ndarray, person: np.ndarray,
                seg_of_person: np.ndarray) -> np.ndarray:
-        """Of the candidates `allowable` by k, those whose both sides meet l and t. (Counted for
-        those only: the counts take a row of all the attributes' values each.)"""
+        """Of the candidates `allowable` by k, those whose both sides meet l and t. The counts take
+        a row of every sensitive value per candidate and per partition, and a numeric attribute
+        may have thousands of values: so they are made for CELLS cells at a time, in as many
+        chunks of candidates as that takes (one on UCI Adult)."""
+        out = np.zeros(len(allowable), dtype=bool)
         idx = np.flatnonzero(allowable)
-        if not len(idx):
-            return allowable
-        members = np.flatnonzero(seg_of_person >= 0)
-        total = self.counts(seg_of_person[members], members, int(seg_of_person.max()) + 1)
         slot = np.full(len(allowable), -1, dtype=np.int64)
         slot[idx] = np.arange(len(idx))
-        mine = slot[cand] >= 0
-        left = self.counts(slot[cand[mine]], person[mine], len(idx))
-        out = np.zeros(len(allowable), dtype=bool)
-        out[idx] = self.ok(left) & self.ok(total[seg[idx]] - left)
+        pair_slot = slot[cand]
+        members = np.flatnonzero(seg_of_person >= 0)
+        step = max(1, CELLS // self.width)
+        for lo in range(0, len(idx), step):
+            part = idx[lo:lo + step]
+            segs, seg_row = np.unique(seg[part], return_inverse=True)
+            at = np.minimum(np.searchsorted(segs, seg_of_person[members]), len(segs) - 1)
+            inside = segs[at] == seg_of_person[members]
+            total = self.counts(at[inside], members[inside], len(segs))
+            mine = (pair_slot >= lo) & (pair_slot < lo + len(part))
+            left = self.counts(pair_slot[mine] - lo, person[mine], len(part))
+            out[part] = self.ok(left) & self.ok(total[seg_row] - left)
         return out

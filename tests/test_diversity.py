@@ -295,3 +295,17 @@ def test_the_command_line_overrides_l_and_t_and_verify_reports_them(tmp_path):
     assert "l = 2, t = 0.5: 0 classes break them" in r.stdout
     r = cli("apply", db, "--config", tmp_path / "c.toml", "--l", 1)
     assert r.returncode == 2 and r.stderr.strip().endswith("anonymization.l must be an integer from 2 to 2147483647, got 1")
+
+
+def test_the_check_in_chunks_gives_the_same_partitions(monkeypatch):
+    """(a wide sensitive domain is counted a few candidates at a time: partition.CELLS)"""
+    def partitions(con):
+        apply(con, config_from(RELATIONAL + '[attributes.salary]\ntype = "sensitive"\n', k=2, l=2, t=0.6))
+        return rows(con, "SELECT person, partition_id FROM rx.partitions ORDER BY person")
+    con = relational_people()
+    con.execute("ALTER TABLE people ADD COLUMN salary INTEGER")
+    con.execute("UPDATE people SET salary = (pid * 7) % 23")
+    whole = partitions(con)
+    monkeypatch.setattr(partition_module, "CELLS", 30)     # 27 values side by side: one candidate a chunk
+    assert partitions(con) == whole
+    assert len({p for _, p in whole}) > 1
