@@ -69,8 +69,7 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
     run_file(con, "parameters", s)
 
     def insert(name: str, rows: list[tuple]) -> None:
-        # (one statement of many rows: executemany ran one statement per row, 0.2 s for the 545
-        # month names)
+        # (one statement of many rows: executemany runs one statement per row)
         if rows:
             marks = "(" + ", ".join("?" * len(rows[0])) + ")"
             con.execute(f"INSERT INTO {table(name, s).sql('duckdb')} VALUES {', '.join([marks] * len(rows))}",
@@ -197,7 +196,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         # that bad input leaves the database as it was: a first pass builds the dataset and the
         # values in a transaction that is rolled back. With every text in the NER cache nothing
         # is committed before the run's own transaction, which rolls back on bad input just as
-        # well, so the pass is skipped (on the blog corpus shape it takes 5 s).
+        # well, so the pass, which builds the dataset and its values once more, is skipped.
         try:
             pending = pending_texts(con, cfg)
         except duckdb.Error:

@@ -2,7 +2,7 @@
 
 Join, terms, linking and persons depend on the source data, on the configuration apart from
 the parameters that only partitioning, recoding, release and measures read, and on the code; on
-the blog corpus shape they take 30 s of a 51 s run. Tuning k and lambda, the method's whole
+a large corpus they take most of a run. Tuning k and lambda, the method's whole
 point, changes none of them. So each run that builds them records a fingerprint
 of what they depend on (rx.reusable), and a later run with the same fingerprint keeps their
 tables. Any other change (a row, a column type, a label, an attribute, the rxanon-sql or DuckDB
@@ -44,8 +44,8 @@ def _code() -> str:
 
 def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], recognizer: str) -> str:
     """What the stages before partitioning depend on. The data enter as their row count and the
-    sum of their rows' hashes (order does not matter, a repeated row counts twice): one scan,
-    0.1 to 0.2 s on the blog corpus shape."""
+    sum of their rows' hashes (order does not matter, a repeated row counts twice): one scan of
+    the source, little beside the stages it can spare."""
     rows, total = hash_sum(con, exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))),
                            list(types))
     settings = dataclasses.asdict(cfg)

@@ -98,10 +98,10 @@ def _render(name: str, schema: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def _cache_file() -> str:
-    """Where the rendered statements are kept between runs. sqlglot takes 0.4 s to parse and
-    render the files, about a sixth of a run on 5,000 authors, and each `rxanon-sql` command is
-    a new process. An entry's key holds the SQL file's name and hash and the schema; the cache
-    file's name holds the sqlglot version and a hash of this module, which renders them."""
+    """Where the rendered statements are kept between runs. Parsing and rendering every file
+    with sqlglot is a fair part of a short run, and each `rxanon-sql` command is a new process.
+    An entry's key holds the SQL file's name and hash and the schema; the cache file's name holds
+    the sqlglot version and a hash of this module, which renders them."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rxanon-sql", f"statements-sqlglot-{sqlglot.__version__}-{_renderer()}.json")
 
@@ -191,7 +191,7 @@ def hash_sum(con: duckdb.DuckDBPyConnection, source: exp.Expression, columns: li
 def drop_temporary(con: duckdb.DuckDBPyConnection, *names: str) -> None:
     """Drop the temporary tables or views of those names that there are. (Inside the run's
     transaction this frees nothing before the commit, but it keeps a later stage from reading a
-    stale table. One look-up for all: each took 4 ms.)"""
+    stale table. One look-up for all: each reads DuckDB's whole catalogue.)"""
     found = con.execute("SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE temporary AND list_contains(?, table_name) "
                         "UNION ALL SELECT view_name, 'VIEW' FROM duckdb_views() WHERE temporary AND list_contains(?, view_name)",
                         [list(names), list(names)]).fetchall()

@@ -29,7 +29,7 @@ leak_needles AS (
     GROUP BY person
 ),
 -- One search call per person, over all the person's released texts (rx_find_texts): one call
--- per text, preparing the person's needles each time, took 146 s on the blog corpus shape.
+-- per text would prepare the person's needles again for each of their texts.
 -- (Materialized: the numbers must be the same where the matches are joined back.)
 person_texts AS MATERIALIZED (
     SELECT row_number() OVER () AS text_id, r.row_id, r.person, r.attribute, r.text

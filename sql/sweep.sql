@@ -28,8 +28,8 @@ swept AS (
     GROUP BY r.person, r.norm
 ),
 -- (bare_occurrences: linking.sql; one that touches a replacement is already broken up in the
--- release. A search of each person's texts for their swept surfaces here took 19 to 32 s on the
--- blog corpus shape, a second pass over every text for what propagation had found already.)
+-- release. A search of each person's texts for their swept surfaces here would be a second pass
+-- over every text for what propagation has found already.)
 bare AS (
     SELECT b.*
     FROM rx.bare_occurrences AS b

