@@ -222,7 +222,8 @@ def test_adult_with_and_without_hierarchies_same_partitions(tmp_path):
     a, b = adult_db(), adult_db()
     apply(a, load_config(adult_config(tmp_path)))
     apply(b, load_config(adult_config(tmp_path, hierarchies=())))
-    assert rows(a, "SELECT * FROM rx.partitions ORDER BY person") == rows(b, "SELECT * FROM rx.partitions ORDER BY person")
+    query = "SELECT * FROM rx.partitions ORDER BY person"
+    assert rows(a, query) == rows(b, query)
     assert scalar(a, "SELECT ncp_a FROM rx.ncp") >= scalar(b, "SELECT ncp_a FROM rx.ncp") - 1e-12
 
 
@@ -264,3 +265,17 @@ def test_the_run_records_the_file_and_its_digest_not_its_rows(tmp_path):
     data = (tmp_path / "adult_hierarchy_age.csv").read_bytes()
     assert recorded == {"path": str(tmp_path / "adult_hierarchy_age.csv"), "delimiter": ";",
                         "sha256": hashlib.sha256(data).hexdigest(), "leaves": len(data.splitlines())}
+
+
+def test_a_stated_value_in_the_text_shows_the_node(tmp_path):
+    # "I am 36 years old" states the age: its number is replaced by the partition's node.
+    (tmp_path / "age.csv").write_text("".join(f"{a};{a // 10 * 10}s;*\n" for a in range(100)), encoding="utf-8")
+    path = tmp_path / "c.toml"
+    path.write_text('[source]\nrelations = ["t"]\nperson = "id"\n[attributes.age]\ntype = "numeric"\n'
+                    'hierarchy = "age.csv"\n[text]\ncolumns = ["text"]\n[anonymization]\nk = 2\n', encoding="utf-8")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)", [(i, 30 + i, f"I am {30 + i} years old.") for i in range(4)])
+    report = apply(con, load_config(path))
+    assert report.verdict.ok
+    assert sorted(r[0] for r in rows(con, "SELECT text FROM rx.release")) == ["I am 30s years old."] * 4
