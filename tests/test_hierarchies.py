@@ -279,3 +279,30 @@ def test_a_stated_value_in_the_text_shows_the_node(tmp_path):
     report = apply(con, load_config(path))
     assert report.verdict.ok
     assert sorted(r[0] for r in rows(con, "SELECT text FROM rx.release")) == ["I am 30s years old."] * 4
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(data=st.data(), kind=st.sampled_from(["nominal", "ordinal", "numeric"]), k=st.integers(2, 4))
+def test_any_tree_gives_a_k_anonymous_release_of_ancestors(tmp_path_factory, data, kind, k):
+    """On random trees and data (a person may hold several values): every class has k persons or
+    more, and each released value is an ancestor of (or is) the tuple's own value."""
+    paths = data.draw(trees())
+    leaf = (lambda i: str(i)) if kind == "numeric" else (lambda i: paths[i][0])
+    persons = data.draw(st.integers(k, 3 * k))
+    tuples = [(p, i) for p in range(persons)
+              for i in data.draw(st.lists(st.integers(0, len(paths) - 1), min_size=1, max_size=2, unique=True))]
+    folder = tmp_path_factory.mktemp("tree")
+    (folder / "h.csv").write_text("".join(";".join([leaf(i), *p[1:]]) + "\n" for i, p in enumerate(paths)),
+                                  encoding="utf-8")
+    order = f"order = [{', '.join(repr(leaf(i)) for i in range(len(paths)))}]\n" if kind == "ordinal" else ""
+    (folder / "c.toml").write_text(f'[source]\nrelations = ["t"]\nperson = "id"\n[attributes.a]\ntype = "{kind}"\n'
+                                   f'hierarchy = "h.csv"\n{order}[anonymization]\nk = {k}\n', encoding="utf-8")
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t (id INTEGER, a {'INTEGER' if kind == 'numeric' else 'VARCHAR'})")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(p, i if kind == "numeric" else leaf(i)) for p, i in tuples])
+    report = apply(con, load_config(folder / "c.toml"))
+    assert report.verdict.ok and report.verdict.smallest >= k
+    up = {str(leaf(i)): {leaf(i), *p[1:]} for i, p in enumerate(paths)}
+    shown = rows(con, "SELECT CAST(d.a AS VARCHAR), a.a FROM rx.audit AS a JOIN rx.dataset AS d ON d.row_id = a.row_id")
+    assert len(shown) == len(tuples) and all(s in up[v] for v, s in shown)
