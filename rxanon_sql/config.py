@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .common_words import DEFAULT_ZIPF
 from .errors import ConfigError
+from .hierarchy import Hierarchy, read_hierarchy
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 STRATEGIES = ("mondrian", "gdf")
@@ -52,6 +53,8 @@ class Attribute:
     bias: float = 0.0
     # Occurrences of the tuple's own value in its text are redundant terms (nominal, ordinal).
     match_values: bool = True
+    # A user generalization hierarchy (hierarchy.py): recoding takes the lowest node it shares.
+    hierarchy: Hierarchy | None = None
 
 
 @dataclass(frozen=True)
@@ -181,7 +184,11 @@ class Config:
 
     def as_json(self) -> str:
         # The secret is never written anywhere: without it, surrogates cannot be linked back.
-        return json.dumps({**dataclasses.asdict(self), "secret": None}, sort_keys=True, default=list)
+        # A hierarchy is recorded as its file and digest: its rows may be many.
+        attributes = [{**dataclasses.asdict(a), "hierarchy": a.hierarchy and a.hierarchy.as_record()}
+                      for a in self.attributes]
+        return json.dumps({**dataclasses.asdict(self), "attributes": attributes, "secret": None}, sort_keys=True,
+                          default=list)
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -195,7 +202,7 @@ _SCHEMA = {
     "anonymization": {"k", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
-_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
+_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values", "hierarchy", "hierarchy_delimiter"}
 
 
 def _expect(value, kind, path: str):
@@ -233,7 +240,26 @@ def _unknown(table: dict, allowed: set, path: str) -> None:
             raise ConfigError(f"unknown configuration key {path}{key!r} (allowed: {', '.join(sorted(allowed))})")
 
 
-def parse_config(data: dict) -> Config:
+def _hierarchy(spec: dict, typ: str, path: str, base: Path) -> Hierarchy | None:
+    if "hierarchy" not in spec:
+        if "hierarchy_delimiter" in spec:
+            raise ConfigError(f"{path}.hierarchy_delimiter is given without {path}.hierarchy")
+        return None
+    file = _expect(spec["hierarchy"], str, path + ".hierarchy")
+    delimiter = _expect(spec.get("hierarchy_delimiter", ";"), str, path + ".hierarchy_delimiter")
+    if len(delimiter) != 1 or delimiter in "\r\n\"":
+        raise ConfigError(f"{path}.hierarchy_delimiter must be one character (not a quote or line break), "
+                          f"got {delimiter!r}")
+    if typ == "date":
+        raise ConfigError(f"{path}.hierarchy is for numeric, nominal and ordinal attributes; a date has its own "
+                          "hierarchy (day, month, year, years)")
+    return read_hierarchy(base / file, delimiter, path + ".hierarchy", numeric=typ == "numeric")
+
+
+def parse_config(data: dict, base: str | Path | None = None) -> Config:
+    """The configuration in `data`; the files it names (hierarchies) are found relative to `base`,
+    the configuration file's folder (default: the working directory)."""
+    base = Path(base) if base is not None else Path()
     _unknown(data, set(_SCHEMA), "")
     kw: dict = {}
     src = _expect(data.get("source", {}), dict, "source")
@@ -276,6 +302,7 @@ def parse_config(data: dict) -> Config:
             name=name, type=typ, emap=emap, format=fmt, order=order,
             bias=_expect(spec.get("bias", 0.0), float, path + ".bias"),
             match_values=_expect(spec.get("match_values", True), bool, path + ".match_values"),
+            hierarchy=_hierarchy(spec, typ, path, base),
         ))
     if not attrs:
         raise ConfigError("attributes: at least one quasi-identifier is required")
@@ -380,4 +407,4 @@ def load_config(path: str | Path) -> Config:
                           f"position {e.start}") from None
     except OSError as e:
         raise ConfigError(f"configuration file {str(path)!r} cannot be read: {e.strerror}") from None
-    return parse_config(data)
+    return parse_config(data, path.parent)

@@ -20,6 +20,7 @@ import duckdb
 from . import __version__
 from .config import Config
 from .join import InputError, build_dataset, build_values, check_persons, resolve, unreleased
+from .hierarchy import check_leaves, write_hierarchies
 from .labels import check_labels
 from .linking import link
 from .measures import measure
@@ -76,7 +77,9 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
                         [v for row in rows for v in row])
 
     insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.nominal_order, cfg.operator, cfg.w_a, cfg.w_x, fp)])
-    insert("attributes", [(a.name, a.type, i, a.bias, a.match_values) for i, a in enumerate(cfg.attributes)])
+    insert("attributes", [(a.name, a.type, i, a.bias, a.match_values, a.hierarchy is not None)
+                          for i, a in enumerate(cfg.attributes)])
+    write_hierarchies(con, cfg)
     insert("emap", [(a.name, label) for a in cfg.attributes for label in a.emap])
     insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.sensitive_labels])
     # The placeholder for missing values sorts before every configured ordinal value.
@@ -160,6 +163,7 @@ def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
     _write_parameters(con, cfg, fingerprint)
     build_dataset(con, cfg, types)
     build_values(con, cfg, types)
+    check_leaves(con, cfg)
 
 
 def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: bool = True) -> RunReport:
@@ -221,6 +225,8 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
             report.reused = reuse and reusable(con, cfg, source)
             if report.reused:
                 _write_parameters(con, cfg, recognizer)
+                # (the hierarchies are no part of the fingerprint: a changed one is checked here)
+                check_leaves(con, cfg)
                 check_persons(cfg, con.execute(f"SELECT count(*) FROM {table('person_ids', s).sql('duckdb')}")
                               .fetchall()[0][0])
             else:

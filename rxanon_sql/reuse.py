@@ -54,7 +54,9 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
         if not (name == "k" and cfg.rare_guard):
             del settings[name]
     for attribute in settings["attributes"]:
-        del attribute["bias"]
+        # (a hierarchy only changes recoding and measures, which every run rebuilds from
+        # rx.hierarchies, written anew by each run from the file's current content)
+        del attribute["bias"], attribute["hierarchy"]
     payload = {"config": settings, "types": types, "recognizer": recognizer, "rows": rows, "hash": str(total),
                "rxanon_sql": __version__, "code": _code(), "duckdb": duckdb.__version__}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()

@@ -90,6 +90,11 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     from .config import Attribute
     row = con.execute(f"SELECT config FROM {table('runs', schema).sql('duckdb')} ORDER BY run_id DESC LIMIT 1").fetchall()[0]
     data = json.loads(row[0])
+    from .hierarchy import Hierarchy
+    for a in data["attributes"]:
+        # (a hierarchy is stored as its file and digest, without its rows: config.as_json)
+        if a.get("hierarchy"):
+            a["hierarchy"] = Hierarchy(a["hierarchy"]["path"], a["hierarchy"]["delimiter"], a["hierarchy"]["sha256"])
     data["attributes"] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
                                for a in data["attributes"])
     return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})

@@ -1,12 +1,13 @@
 -- Information loss (paper 000, section 5.3; DESIGN.md, NCP).
 
 -- NCP of each quasi-identifier in each partition.
--- numeric: (hi - lo) / (max - min over D*); nominal, ordinal and date: 0 for one value, else
--- covered / distinct values in D* (for a date, covered = the leaves under the recoded node).
+-- numeric: (hi - lo) / (max - min over D*); nominal, ordinal, date and any attribute with a user
+-- hierarchy: 0 for one value, else covered / distinct values in D* (for a date or a hierarchy,
+-- covered = the values of D* under the recoded node).
 CREATE OR REPLACE TEMP TABLE partition_attribute_ncp AS
 SELECT r.partition_id, r.attribute,
        CASE
-           WHEN a.kind = 'numeric' THEN CASE WHEN d.width > 0 THEN (r.hi - r.lo) / d.width ELSE 0 END
+           WHEN a.kind = 'numeric' AND NOT a.hierarchy THEN CASE WHEN d.width > 0 THEN (r.hi - r.lo) / d.width ELSE 0 END
            WHEN r.covered <= 1 THEN 0
            ELSE r.covered / d.n_distinct
        END AS ncp
