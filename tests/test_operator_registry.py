@@ -177,6 +177,22 @@ def test_recode_text_is_rendered_from_the_registry(registered):
     assert not any(name.startswith("rx_operator") for name in calls), calls
 
 
+class Nothing(Operator):
+    name = "nothing"
+
+    def replacement(self) -> exp.Expression:
+        return exp.Null()
+
+
+def test_an_operator_that_gives_null_is_named():
+    register(Nothing)
+    try:
+        with pytest.raises(ConfigError, match="text operator 'nothing' gave no replacement"):
+            demo(label_operators={"ORG": "label", "GPE": "nothing"})
+    finally:
+        operators.REGISTRY.pop("nothing")
+
+
 class NotAnOperator:
     name = "stray"
 

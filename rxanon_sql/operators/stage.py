@@ -8,6 +8,7 @@ import secrets
 import duckdb
 
 from ..config import Config
+from ..errors import ConfigError
 from ..sqlrun import drop_temporary, run_file, table
 from . import REGISTRY, expansions
 
@@ -39,7 +40,18 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
     for op in operators:
         counts.update(op.finish(con, cfg))
     run_file(con, "recode_text", s, expand=expansions())
+    _check_replacements(con, cfg)
     run_file(con, "sweep", s)
     # Nothing reads the operators' working tables after this.
     drop_temporary(con, *(name for op in operators for name in op.temporary))
     return counts
+
+
+def _check_replacements(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
+    """An operator whose expression gives NULL would drop the text it stands in (the release check
+    rejects it later, but without naming the operator)."""
+    found = con.execute(f"SELECT operator, label FROM {table('replacements', cfg.schema).sql('duckdb')} "
+                        "WHERE replacement IS NULL LIMIT 1").fetchall()
+    if found:
+        operator, label = found[0]
+        raise ConfigError(f"text operator {operator!r} gave no replacement (NULL) for a {label} term")
