@@ -46,8 +46,8 @@ class Operator:
 
     def prepare(self, con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
         """Statements run before each replaced term's operator is chosen (rx.kept_terms exists);
-        returns counts for rx.runs. Runs whether or not the configuration names the operator, so
-        that every table recode_text.sql reads exists."""
+        returns what it counted (passes, draws). Runs whether or not the configuration names the
+        operator, so that every table recode_text.sql reads exists."""
         return {}
 
     def finish(self, con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
