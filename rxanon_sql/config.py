@@ -21,9 +21,6 @@ STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
 # descending order of how many persons of P hold them.
 NOMINAL_ORDERS = ("value", "frequency")
-OPERATORS = ("label", "mask", "tag", "pseudonymize", "generalize")
-# What a term gets when its label's operator is generalize and no shared node exists.
-FALLBACK_OPERATORS = ("label", "mask", "tag", "pseudonymize")
 # spaCy's OntoNotes labels plus the labels of the rule recognizers, and MISC: the names that
 # WikiNER pipelines (fr, de, es, ...) tag neither PER, LOC nor ORG (labels.py).
 DEFAULT_LABELS = (
@@ -119,23 +116,32 @@ class Config:
             raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
         if self.nominal_order not in NOMINAL_ORDERS:
             raise ConfigError(f"anonymization.nominal_order must be one of {NOMINAL_ORDERS}, got {self.nominal_order!r}")
-        if self.operator not in OPERATORS:
-            raise ConfigError(f"anonymization.operator must be one of {OPERATORS}, got {self.operator!r}")
-        for label, op in self.label_operators.items():
-            if op not in OPERATORS:
-                raise ConfigError(f"text.operators.{label} must be one of {OPERATORS}, got {op!r}")
-        if self.fallback not in FALLBACK_OPERATORS:
-            raise ConfigError(f"anonymization.fallback must be one of {FALLBACK_OPERATORS}, got {self.fallback!r}")
-        if "pseudonymize" in (self.operator, self.fallback, *self.label_operators.values()):
-            from faker.config import AVAILABLE_LOCALES
-            if self.locale not in AVAILABLE_LOCALES:
-                raise ConfigError(f"anonymization.locale: Faker has no locale {self.locale!r}")
+        self._check_operators()
         if self.w_a < 0 or self.w_x < 0 or self.w_a + self.w_x == 0:
             raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
         if self.workers < 1:
             raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
         if not 0.0 <= self.rare_zipf <= 8.0:
             raise ConfigError(f"text.rare_zipf must lie in [0, 8], got {self.rare_zipf!r}")
+
+    def _check_operators(self) -> None:
+        # (the registered text operators: imported here, as the operators import this module)
+        from . import operators
+        names, fallbacks = operators.names(), operators.fallback_names()
+        if self.operator not in names:
+            raise ConfigError(f"anonymization.operator must be one of {names}, got {self.operator!r}")
+        for label, op in self.label_operators.items():
+            if op not in names:
+                raise ConfigError(f"text.operators.{label} must be one of {names}, got {op!r}")
+        # What a term gets when its label's operator is generalize and no shared node exists.
+        if self.fallback not in fallbacks:
+            raise ConfigError(f"anonymization.fallback must be one of {fallbacks}, got {self.fallback!r}")
+        for name in sorted(self.operators_in_use):
+            operators.get(name).check(self)
+
+    @property
+    def operators_in_use(self) -> set[str]:
+        return {self.operator, self.fallback, *self.label_operators.values()}
 
     @property
     def sensitive_labels(self) -> tuple[str, ...]:

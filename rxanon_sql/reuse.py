@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import inspect
 import json
 from importlib import resources
 
@@ -32,13 +33,33 @@ RETUNE = ("k", "lam", "strategy", "nominal_order", "operator", "label_operators"
 
 
 @functools.cache
-def _code() -> str:
-    """A digest of the package's own files: other code may build other tables."""
+def _package_code() -> str:
+    """A digest of the package's own files, its subpackages' too: other code may build other tables."""
     digest = hashlib.sha256()
+
+    def walk(folder, prefix: str) -> None:
+        for f in sorted(folder.iterdir(), key=lambda f: f.name):
+            if f.is_dir() and f.name != "__pycache__":
+                walk(f, f"{prefix}{f.name}/")
+            elif f.is_file() and f.name.endswith((".py", ".sql", ".tsv")):
+                digest.update(f"{prefix}{f.name}".encode() + b"\0" + f.read_bytes())
+
     for package in ("rxanon_sql", "sql", "udfs"):
-        for f in sorted(resources.files(package).iterdir(), key=lambda f: f.name):
-            if f.is_file() and f.name.endswith((".py", ".sql", ".tsv")):
-                digest.update(f.name.encode() + b"\0" + f.read_bytes())
+        walk(resources.files(package), f"{package}/")
+    return digest.hexdigest()
+
+
+def _code() -> str:
+    """The package's files and the code of every registered text operator, which may come from
+    outside the package (registered after this process started: not cached)."""
+    from . import operators
+    digest = hashlib.sha256(_package_code().encode())
+    for name, cls in operators.REGISTRY.items():
+        try:
+            source = inspect.getsource(cls)
+        except (OSError, TypeError):
+            source = f"{cls.__module__}.{cls.__qualname__}"   # (defined where no source is kept)
+        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
     return digest.hexdigest()
 
 
