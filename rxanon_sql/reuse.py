@@ -35,10 +35,11 @@ RETUNE = ("k", "lam", "strategy", "nominal_order", "operator", "label_operators"
 def _code() -> str:
     """A digest of the package's own files: other code may build other tables."""
     digest = hashlib.sha256()
-    for package in ("rxanon_sql", "sql", "udfs"):
+    # (udfs.recognizers: a recognizer added or changed there changes the terms)
+    for package in ("rxanon_sql", "sql", "udfs", "udfs.recognizers"):
         for f in sorted(resources.files(package).iterdir(), key=lambda f: f.name):
             if f.is_file() and f.name.endswith((".py", ".sql", ".tsv")):
-                digest.update(f.name.encode() + b"\0" + f.read_bytes())
+                digest.update(f"{package}/{f.name}".encode() + b"\0" + f.read_bytes())
     return digest.hexdigest()
 
 
