@@ -128,7 +128,10 @@ class RuleRecognizer:
             return []
         hits: list[tuple[int, int, int, str, str]] = []
         scan = Scan(text, hits)
+        digits = bool(scan.zones)
         for recognizer in self._recognizers:
+            if recognizer.zoned and not digits:
+                continue
             found = recognizer.find(text, scan)
             if found:
                 p, label = recognizer.priority, recognizer.label

@@ -58,38 +58,38 @@ class CardRecognizer(Recognizer):
     priority = 3
     order = 3
     surrogate = staticmethod(_surrogate)
+    zoned = True
 
     def find(self, text: str, scan: Scan) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         for z in scan.zones:
-            if z.digits >= 13:
-                self._find(text, z.lo, z.hi, out)
-        return out
-
-    def _find(self, text: str, lo: int, hi: int, out: list) -> None:
-        for m in _CARD_RUN_RE.finditer(text, lo, hi):
-            run = m.group()
-            if len(run) < 13 or _IBAN_HEAD_RE.search(text, max(0, m.start() - 5), m.start()):
+            if not (z.digits >= 13):
                 continue
-            groups = _CARD_SEP_RE.split(run)
-            # Offsets of the groups inside the run, so a sub-window maps back to the text.
-            offsets, pos = [], 0
-            for g in groups:
-                offsets.append(pos)
-                pos += len(g) + 1
-            best = None
-            n = len(groups)
-            for i in range(n):
-                digits = ""
-                for j in range(i, n):
-                    digits += groups[j]
-                    if len(digits) > 19:
-                        break
-                    if len(digits) < 13 or (best and len(digits) <= best[0]):
-                        continue
-                    if (_is_card_prefix(digits)
-                            and _card_grouping_ok([len(g) for g in groups[i:j + 1]])
-                            and _luhn.is_valid(digits)):
-                        best = (len(digits), offsets[i], offsets[j] + len(groups[j]))
-            if best:
-                out.append((m.start() + best[1], m.start() + best[2]))
+            lo, hi = z.lo, z.hi
+            for m in _CARD_RUN_RE.finditer(text, lo, hi):
+                run = m.group()
+                if len(run) < 13 or _IBAN_HEAD_RE.search(text, max(0, m.start() - 5), m.start()):
+                    continue
+                groups = _CARD_SEP_RE.split(run)
+                # Offsets of the groups inside the run, so a sub-window maps back to the text.
+                offsets, pos = [], 0
+                for g in groups:
+                    offsets.append(pos)
+                    pos += len(g) + 1
+                best = None
+                n = len(groups)
+                for i in range(n):
+                    digits = ""
+                    for j in range(i, n):
+                        digits += groups[j]
+                        if len(digits) > 19:
+                            break
+                        if len(digits) < 13 or (best and len(digits) <= best[0]):
+                            continue
+                        if (_is_card_prefix(digits)
+                                and _card_grouping_ok([len(g) for g in groups[i:j + 1]])
+                                and _luhn.is_valid(digits)):
+                            best = (len(digits), offsets[i], offsets[j] + len(groups[j]))
+                if best:
+                    out.append((m.start() + best[1], m.start() + best[2]))
+        return out

@@ -28,7 +28,7 @@ _WEEKDAY_WORDS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|T
 _MONTH_TAILS: dict[str, list[str]] = {}
 for _m in sorted(_MONTH_WORDS.split("|"), key=len, reverse=True):
     _MONTH_TAILS.setdefault(_m[0], []).append(re.escape(_m[1:]))
-# (the first letter as a class, the rest behind a look-behind on it: see _term_regex)
+# (the first letter as a class, the rest behind a look-behind on it: see rules._term_regex)
 _MONTH_ANCHOR_RE = re.compile(
     "[JFMASOND](?<![^\\W\\d_].)(?:" + "|".join(f"(?<={k})(?:{'|'.join(v)})" for k, v in _MONTH_TAILS.items())
     + ")(?![^\\W\\d_])")

@@ -39,25 +39,24 @@ class IbanRecognizer(Recognizer):
     priority = 2
     order = 2
     surrogate = staticmethod(_surrogate)
+    zoned = True
 
     def find(self, text: str, scan: Scan) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         for z in scan.zones:
-            self._find(text, z.lo, z.hi, out)
+            lo, hi = z.lo, z.hi
+            for m in _IBAN_RE.finditer(text, lo, hi):
+                start, cand = m.start(), m.group()
+                # Candidate ends: each group boundary, longest first; a valid end must not cut a word.
+                ends = [i for i, ch in enumerate(cand) if ch in " \u00a0"] + [len(cand)]
+                for rel in reversed(ends):
+                    end = start + rel
+                    if end < len(text) and text[end].isalnum():
+                        continue
+                    prefix = cand[:rel]
+                    if len(prefix) - prefix.count(" ") - prefix.count("\u00a0") < 15:
+                        break   # shortest IBAN (Norway) has 15 characters
+                    if _iban.is_valid(prefix):
+                        out.append((start, end))
+                        break
         return out
-
-    def _find(self, text: str, lo: int, hi: int, out: list) -> None:
-        for m in _IBAN_RE.finditer(text, lo, hi):
-            start, cand = m.start(), m.group()
-            # Candidate ends: each group boundary, longest first; a valid end must not cut a word.
-            ends = [i for i, ch in enumerate(cand) if ch in " \u00a0"] + [len(cand)]
-            for rel in reversed(ends):
-                end = start + rel
-                if end < len(text) and text[end].isalnum():
-                    continue
-                prefix = cand[:rel]
-                if len(prefix) - prefix.count(" ") - prefix.count("\u00a0") < 15:
-                    break   # shortest IBAN (Norway) has 15 characters
-                if _iban.is_valid(prefix):
-                    out.append((start, end))
-                    break

@@ -33,27 +33,28 @@ class Ipv4Recognizer(Recognizer):
     label = "IP"
     priority = 6
     order = 5       # (before PHONE, which skips the digits of an address)
+    zoned = True
     surrogate = staticmethod(_surrogate)
 
     def find(self, text: str, scan: Scan) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
         for z in scan.zones:
-            if z.runs >= 4 and text.find(".", z.lo, z.hi) >= 0:
-                self._find(text, z.lo, z.hi, out)
-        return out
-
-    def _find(self, text: str, lo: int, hi: int, out: list) -> None:
-        for m in _IPV4_RE.finditer(text, lo, hi):
-            try:
-                ipaddress.IPv4Address(m.group())
-            except ValueError:
+            if not (z.runs >= 4 and text.find(".", z.lo, z.hi) >= 0):
                 continue
-            out.append((m.start(), m.end()))
+            lo, hi = z.lo, z.hi
+            for m in _IPV4_RE.finditer(text, lo, hi):
+                try:
+                    ipaddress.IPv4Address(m.group())
+                except ValueError:
+                    continue
+                out.append((m.start(), m.end()))
+        return out
 
 
 @register
 class Ipv6Recognizer(Ipv4Recognizer):
     order = 7
+    zoned = False   # ("ab::cd" has no decimal digit)
 
     def find(self, text: str, scan: Scan) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []

@@ -96,6 +96,7 @@ class PhoneRecognizer(Recognizer):
     label = "PHONE"
     priority = 5
     order = 6
+    zoned = True
 
     def __init__(self, phone_regions=("US", "GB", "DE", "NL"), phone_shapes: bool = True, **options):
         super().__init__(**options)

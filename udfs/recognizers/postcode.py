@@ -47,6 +47,7 @@ class PostcodeRecognizer(Recognizer):
     label = "POSTCODE"
     priority = 7
     order = 8
+    zoned = True
 
     def find(self, text: str, scan: Scan) -> list[tuple[int, int]]:
         out: list[tuple[int, int]] = []
