@@ -52,7 +52,8 @@ def badges():
 
 
 def test_built_in_recognizers_are_found_through_the_registry():
-    assert recognizers.labels() == BUILT_IN
+    # (in their tie-break order; a recognizer added to the folder may come anywhere among them)
+    assert [label for label in recognizers.labels() if label in BUILT_IN] == list(BUILT_IN)
     assert all(c.__module__.startswith("udfs.recognizers.") for c in recognizers.registered())
     assert set(Config().labels) >= set(BUILT_IN)
 
