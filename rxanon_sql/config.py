@@ -21,13 +21,20 @@ STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
 # descending order of how many persons of P hold them.
 NOMINAL_ORDERS = ("value", "frequency")
-# spaCy's OntoNotes labels plus the labels of the rule recognizers, and MISC: the names that
-# WikiNER pipelines (fr, de, es, ...) tag neither PER, LOC nor ORG (labels.py).
-DEFAULT_LABELS = (
+# spaCy's OntoNotes labels, and MISC: the names that WikiNER pipelines (fr, de, es, ...) tag
+# neither PER, LOC nor ORG (labels.py). The default labels add those of the rule recognizers.
+NER_DEFAULT_LABELS = (
     "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
     "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "MISC",
-    "MAIL", "URL", "PHONE", "POSTCODE", "IBAN", "CARD", "IP", "SSN",
 )
+
+
+def default_labels() -> tuple[str, ...]:
+    """text.labels when the file has none: NER_DEFAULT_LABELS and every registered rule
+    recognizer's label (udfs/recognizers), read when a Config is made, so that a recognizer
+    registered before is sensitive by default."""
+    from udfs import recognizers
+    return tuple(dict.fromkeys((*NER_DEFAULT_LABELS, *recognizers.labels())))
 DEFAULT_EMAP = {
     "numeric": ("DATE", "CARDINAL", "QUANTITY"),
     "date": ("DATE",),
@@ -67,7 +74,7 @@ class Config:
     insensitive: tuple[str, ...] = ()
     attributes: tuple[Attribute, ...] = ()
     text_columns: tuple[str, ...] = ()
-    labels: tuple[str, ...] = DEFAULT_LABELS
+    labels: tuple[str, ...] = field(default_factory=default_labels)
     labels_given: bool = False          # text.labels is in the file: each must be produced (labels.py)
     # [text.label_map]: pipeline label -> rxanon-sql label, over labels.DEFAULT_LABEL_MAP
     label_map: dict[str, str] = field(default_factory=dict)
@@ -164,13 +171,15 @@ class Config:
 
     def recognizer_fingerprint(self, pipeline_version: str) -> str:
         """Everything that changes what the recognizers find in a text: the NER cache key."""
+        from udfs.recognizers import fingerprint as recognizer_registry
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
             # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
-            # characters, whose spans a cache of 5 lacks)
-            "guard": self.vague_temporal_guard, "rules": 6,
+            # characters, whose spans a cache of 5 lacks; "recognizers": each registered rule
+            # recognizer and its version, so that one added, removed or changed is a new key)
+            "guard": self.vague_temporal_guard, "rules": 6, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint
