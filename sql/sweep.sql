@@ -13,17 +13,10 @@
 -- original texts; verify still searches the released texts itself, so what this misses is caught
 -- there.
 INSERT INTO rx.replacements
-WITH shown AS (
-    SELECT person, norm FROM rx.generalized_terms WHERE level = 0
-    UNION
-    SELECT p.person, k.norm
-    FROM rx.kept_terms AS k
-    JOIN rx.partitions AS p ON p.partition_id = k.partition_id
-),
-swept AS (
+WITH swept AS (
     SELECT r.person, r.norm, min_by(struct_pack(r.replacement, r.reason, r.label, r.operator), r.start_pos) AS how
     FROM rx.replacements AS r
-    ANTI JOIN shown AS s ON s.person = r.person AND s.norm = r.norm
+    ANTI JOIN shown_terms AS s ON s.person = r.person AND s.norm = r.norm
     WHERE r.reason IN ('suppressed', 'generalized')
     GROUP BY r.person, r.norm
 ),
