@@ -43,12 +43,7 @@ def _surrogate(s: str, rng: random.Random) -> str | None:
     chars = list(s)
     for i in pos[1:-1]:
         chars[i] = str(rng.randint(0, 9))
-    digits = "".join(chars[i] for i in pos[:-1])
-    total = 0
-    for j, c in enumerate(reversed(digits)):
-        v = int(c) * (2 if j % 2 == 0 else 1)
-        total += v - 9 if v > 9 else v
-    chars[pos[-1]] = str((10 - total % 10) % 10)
+    chars[pos[-1]] = _luhn.calc_check_digit("".join(chars[i] for i in pos[:-1]))
     return "".join(chars)
 
 

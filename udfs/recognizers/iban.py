@@ -25,10 +25,7 @@ def _surrogate(s: str, rng: random.Random) -> str | None:
     for i in pos[4:]:
         c = s[i]
         chars[i] = str(rng.randint(0, 9)) if c.isdigit() else (rng.choice(string.ascii_uppercase) if c.isupper() else rng.choice(string.ascii_lowercase))
-    compact = "".join(chars[i] for i in pos).upper()
-    country, bban = compact[:2], compact[4:]
-    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
-    check = f"{98 - int(numeric) % 97:02d}"
+    check = _iban.calc_check_digits("".join(chars[i] for i in pos).upper())
     chars[pos[2]], chars[pos[3]] = check[0], check[1]
     return "".join(chars)
 
