@@ -10,10 +10,28 @@ import click
 import duckdb
 
 from . import console
-from .config import OPERATORS, ConfigError, load_config, parse_config
+from .config import ConfigError, load_config, parse_config
 from .errors import ReleaseRejected, RxAnonSqlError
 
 EXIT_BAD_INPUT = 2
+
+
+class _OperatorChoice(click.Choice):
+    """The registered text operators, looked up when an option is parsed or shown: the registry
+    imports the operators' code, which a command without --operator does not need, and an
+    operator registered after this module was imported counts."""
+
+    def __init__(self):
+        super().__init__(())
+
+    @property
+    def choices(self):
+        from .operators import names
+        return names()
+
+    @choices.setter
+    def choices(self, _):
+        pass
 
 
 def _fail(message: str) -> None:
@@ -123,7 +141,7 @@ def main() -> None:
                    "text's terms.")
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), default="mondrian", show_default=True,
               help="Partitioning: mondrian, or gdf (cuts on the most frequent allowable term).")
-@click.option("--operator", type=click.Choice(OPERATORS), default="label", show_default=True,
+@click.option("--operator", type=_OperatorChoice(), default="label", show_default=True,
               help="What replaces a term that cannot be kept (see README, Text operators).")
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="en: the paper's example; fr: eight patients' consultation notes in French (needs the French "
@@ -161,7 +179,7 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--strategy", type=click.Choice(["mondrian", "gdf"]), help="Override anonymization.strategy.")
 @click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
-@click.option("--operator", type=click.Choice(OPERATORS), help="Override anonymization.operator (labels "
+@click.option("--operator", type=_OperatorChoice(), help="Override anonymization.operator (labels "
               "listed in [text.operators] keep theirs).")
 @click.option("--memory-limit", help="DuckDB's memory_limit for the run, e.g. 1GB (DuckDB's default: 80% of RAM); "
               "beyond it DuckDB spills to disk.")

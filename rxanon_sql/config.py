@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .common_words import DEFAULT_ZIPF
 from .errors import ConfigError
+from .hierarchy import Hierarchy, read_hierarchy
 
 ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
 # Not a quasi-identifier: released unchanged, and each class's values are checked for
@@ -23,16 +24,20 @@ STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
 # descending order of how many persons of P hold them.
 NOMINAL_ORDERS = ("value", "frequency")
-OPERATORS = ("label", "mask", "tag", "pseudonymize", "generalize")
-# What a term gets when its label's operator is generalize and no shared node exists.
-FALLBACK_OPERATORS = ("label", "mask", "tag", "pseudonymize")
-# spaCy's OntoNotes labels plus the labels of the rule recognizers, and MISC: the names that
-# WikiNER pipelines (fr, de, es, ...) tag neither PER, LOC nor ORG (labels.py).
-DEFAULT_LABELS = (
+# spaCy's OntoNotes labels, and MISC: the names that WikiNER pipelines (fr, de, es, ...) tag
+# neither PER, LOC nor ORG (labels.py). The default labels add those of the rule recognizers.
+NER_DEFAULT_LABELS = (
     "PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW",
     "LANGUAGE", "DATE", "TIME", "MONEY", "QUANTITY", "MISC",
-    "MAIL", "URL", "PHONE", "POSTCODE", "IBAN", "CARD", "IP", "SSN",
 )
+
+
+def default_labels() -> tuple[str, ...]:
+    """text.labels when the file has none: NER_DEFAULT_LABELS and every registered rule
+    recognizer's label (udfs/recognizers), read when a Config is made, so that a recognizer
+    registered before is sensitive by default."""
+    from udfs import recognizers
+    return tuple(dict.fromkeys((*NER_DEFAULT_LABELS, *recognizers.labels())))
 DEFAULT_EMAP = {
     "numeric": ("DATE", "CARDINAL", "QUANTITY"),
     "date": ("DATE",),
@@ -55,6 +60,8 @@ class Attribute:
     bias: float = 0.0
     # Occurrences of the tuple's own value in its text are redundant terms (nominal, ordinal).
     match_values: bool = True
+    # A user generalization hierarchy (hierarchy.py): recoding takes the lowest node it shares.
+    hierarchy: Hierarchy | None = None
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class Config:
     # [attributes.X] type = "sensitive": not cut on nor recoded (an `order` makes t ordered)
     sensitive: tuple[Attribute, ...] = ()
     text_columns: tuple[str, ...] = ()
-    labels: tuple[str, ...] = DEFAULT_LABELS
+    labels: tuple[str, ...] = field(default_factory=default_labels)
     labels_given: bool = False          # text.labels is in the file: each must be produced (labels.py)
     # [text.label_map]: pipeline label -> rxanon-sql label, over labels.DEFAULT_LABEL_MAP
     label_map: dict[str, str] = field(default_factory=dict)
@@ -130,23 +137,32 @@ class Config:
             raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
         if self.nominal_order not in NOMINAL_ORDERS:
             raise ConfigError(f"anonymization.nominal_order must be one of {NOMINAL_ORDERS}, got {self.nominal_order!r}")
-        if self.operator not in OPERATORS:
-            raise ConfigError(f"anonymization.operator must be one of {OPERATORS}, got {self.operator!r}")
-        for label, op in self.label_operators.items():
-            if op not in OPERATORS:
-                raise ConfigError(f"text.operators.{label} must be one of {OPERATORS}, got {op!r}")
-        if self.fallback not in FALLBACK_OPERATORS:
-            raise ConfigError(f"anonymization.fallback must be one of {FALLBACK_OPERATORS}, got {self.fallback!r}")
-        if "pseudonymize" in (self.operator, self.fallback, *self.label_operators.values()):
-            from faker.config import AVAILABLE_LOCALES
-            if self.locale not in AVAILABLE_LOCALES:
-                raise ConfigError(f"anonymization.locale: Faker has no locale {self.locale!r}")
+        self._check_operators()
         if self.w_a < 0 or self.w_x < 0 or self.w_a + self.w_x == 0:
             raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
         if self.workers < 1:
             raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
         if not 0.0 <= self.rare_zipf <= 8.0:
             raise ConfigError(f"text.rare_zipf must lie in [0, 8], got {self.rare_zipf!r}")
+
+    def _check_operators(self) -> None:
+        # (the registered text operators: imported here, as the operators import this module)
+        from . import operators
+        names, fallbacks = operators.names(), operators.fallback_names()
+        if self.operator not in names:
+            raise ConfigError(f"anonymization.operator must be one of {names}, got {self.operator!r}")
+        for label, op in self.label_operators.items():
+            if op not in names:
+                raise ConfigError(f"text.operators.{label} must be one of {names}, got {op!r}")
+        # What a term gets when its label's operator is generalize and no shared node exists.
+        if self.fallback not in fallbacks:
+            raise ConfigError(f"anonymization.fallback must be one of {fallbacks}, got {self.fallback!r}")
+        for name in sorted(self.operators_in_use):
+            operators.get(name).check(self)
+
+    @property
+    def operators_in_use(self) -> set[str]:
+        return {self.operator, self.fallback, *self.label_operators.values()}
 
     @property
     def sensitive_labels(self) -> tuple[str, ...]:
@@ -169,13 +185,15 @@ class Config:
 
     def recognizer_fingerprint(self, pipeline_version: str) -> str:
         """Everything that changes what the recognizers find in a text: the NER cache key."""
+        from udfs.recognizers import fingerprint as recognizer_registry
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
             # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
-            # characters, whose spans a cache of 5 lacks)
-            "guard": self.vague_temporal_guard, "rules": 6,
+            # characters, whose spans a cache of 5 lacks; "recognizers": each registered rule
+            # recognizer and its version, so that one added, removed or changed is a new key)
+            "guard": self.vague_temporal_guard, "rules": 6, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint
@@ -195,7 +213,11 @@ class Config:
 
     def as_json(self) -> str:
         # The secret is never written anywhere: without it, surrogates cannot be linked back.
-        return json.dumps({**dataclasses.asdict(self), "secret": None}, sort_keys=True, default=list)
+        # A hierarchy is recorded as its file and digest: its rows may be many.
+        attributes = [{**dataclasses.asdict(a), "hierarchy": a.hierarchy and a.hierarchy.as_record()}
+                      for a in self.attributes]
+        return json.dumps({**dataclasses.asdict(self), "attributes": attributes, "secret": None}, sort_keys=True,
+                          default=list)
 
 
 # --- parsing -------------------------------------------------------------------------------
@@ -209,7 +231,7 @@ _SCHEMA = {
     "anonymization": {"k", "l", "t", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
                       "fallback", "mask", "secret", "locale"},
 }
-_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values"}
+_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values", "hierarchy", "hierarchy_delimiter"}
 
 
 def _expect(value, kind, path: str):
@@ -247,7 +269,26 @@ def _unknown(table: dict, allowed: set, path: str) -> None:
             raise ConfigError(f"unknown configuration key {path}{key!r} (allowed: {', '.join(sorted(allowed))})")
 
 
-def parse_config(data: dict) -> Config:
+def _hierarchy(spec: dict, typ: str, path: str, base: Path) -> Hierarchy | None:
+    if "hierarchy" not in spec:
+        if "hierarchy_delimiter" in spec:
+            raise ConfigError(f"{path}.hierarchy_delimiter is given without {path}.hierarchy")
+        return None
+    file = _expect(spec["hierarchy"], str, path + ".hierarchy")
+    delimiter = _expect(spec.get("hierarchy_delimiter", ";"), str, path + ".hierarchy_delimiter")
+    if len(delimiter) != 1 or delimiter in "\r\n\"":
+        raise ConfigError(f"{path}.hierarchy_delimiter must be one character (not a quote or line break), "
+                          f"got {delimiter!r}")
+    if typ == "date":
+        raise ConfigError(f"{path}.hierarchy is for numeric, nominal and ordinal attributes; a date has its own "
+                          "hierarchy (day, month, year, years)")
+    return read_hierarchy(base / file, delimiter, path + ".hierarchy", numeric=typ == "numeric")
+
+
+def parse_config(data: dict, base: str | Path | None = None) -> Config:
+    """The configuration in `data`; the files it names (hierarchies) are found relative to `base`,
+    the configuration file's folder (default: the working directory)."""
+    base = Path(base) if base is not None else Path()
     _unknown(data, set(_SCHEMA), "")
     kw: dict = {}
     src = _expect(data.get("source", {}), dict, "source")
@@ -293,6 +334,7 @@ def parse_config(data: dict) -> Config:
             name=name, type=typ, emap=emap, format=fmt, order=order,
             bias=_expect(spec.get("bias", 0.0), float, path + ".bias"),
             match_values=_expect(spec.get("match_values", True), bool, path + ".match_values"),
+            hierarchy=_hierarchy(spec, typ, path, base),
         ))
     if not attrs:
         raise ConfigError("attributes: at least one quasi-identifier is required")
@@ -415,4 +457,4 @@ def load_config(path: str | Path) -> Config:
                           f"position {e.start}") from None
     except OSError as e:
         raise ConfigError(f"configuration file {str(path)!r} cannot be read: {e.strerror}") from None
-    return parse_config(data)
+    return parse_config(data, path.parent)

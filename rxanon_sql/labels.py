@@ -56,13 +56,13 @@ def label_map(labels, user: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def produced_labels(cfg: Config, pipeline_labels_: tuple[str, ...]) -> set[str]:
-    """Every label a term of this configuration can carry: the pipeline's (mapped), the rule
+    """Every label a term of this configuration can carry: the pipeline's (mapped), the registered rule
     recognizers', the language rules' where the pipeline lacks dates, the term lists' and
     patterns', and RARE."""
+    from udfs import recognizers
     from udfs.language_rules import LABELS as LANGUAGE_RULE_LABELS
-    from udfs.rules import RULE_LABELS
     mapped = set(label_map(pipeline_labels_, cfg.label_map).values())
-    rules = set(RULE_LABELS) | set(LANGUAGE_RULE_LABELS)
+    rules = set(recognizers.labels()) | set(LANGUAGE_RULE_LABELS)
     return mapped | rules | set(cfg.terms) | set(cfg.patterns) | {"RARE"}
 
 

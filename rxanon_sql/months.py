@@ -3,8 +3,8 @@ CLDR data of Babel, mapped to the English name that strptime's %B reads; and wee
 which linking checks the weekday a text gives a date ("Friday May 14").
 
 The table is generated from Babel into `month_names.tsv` (`python -m rxanon_sql.months`) rather
-than computed at run time: loading 38 locales of CLDR data costs every run about 40 MB of
-memory and 0.2 s, for 545 rows that change only with Babel's CLDR version. A test checks that
+than computed at run time: loading 38 locales of CLDR data would cost every run memory and
+time, for 545 rows that change only with Babel's CLDR version. A test checks that
 the file equals what Babel produces now.
 """
 from __future__ import annotations

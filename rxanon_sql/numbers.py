@@ -2,8 +2,8 @@
 that a text stating a row's age or the day of its date in words links to the attribute like one
 that writes the digits.
 
-Computed at run time (0.05 s with the import, once per process): ages and days of a month are
-a few hundred words, and num2words needs no data files.
+Computed at run time, once per process: ages and days of a month are a few hundred words, and
+num2words needs no data files.
 """
 from __future__ import annotations
 

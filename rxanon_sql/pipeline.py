@@ -21,6 +21,7 @@ from . import __version__
 from .config import Config
 from .diversity import check_source
 from .join import InputError, build_dataset, build_values, check_persons, resolve, unreleased
+from .hierarchy import check_leaves, write_hierarchies
 from .labels import check_labels
 from .linking import link
 from .measures import measure
@@ -70,15 +71,16 @@ def _write_parameters(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str) -> N
     run_file(con, "parameters", s)
 
     def insert(name: str, rows: list[tuple]) -> None:
-        # (one statement of many rows: executemany ran one statement per row, 0.2 s for the 545
-        # month names)
+        # (one statement of many rows: executemany runs one statement per row)
         if rows:
             marks = "(" + ", ".join("?" * len(rows[0])) + ")"
             con.execute(f"INSERT INTO {table(name, s).sql('duckdb')} VALUES {', '.join([marks] * len(rows))}",
                         [v for row in rows for v in row])
 
     insert("params", [(cfg.k, cfg.lam, cfg.strategy, cfg.nominal_order, cfg.operator, cfg.w_a, cfg.w_x, fp)])
-    insert("attributes", [(a.name, a.type, i, a.bias, a.match_values) for i, a in enumerate(cfg.attributes)])
+    insert("attributes", [(a.name, a.type, i, a.bias, a.match_values, a.hierarchy is not None)
+                          for i, a in enumerate(cfg.attributes)])
+    write_hierarchies(con, cfg)
     insert("emap", [(a.name, label) for a in cfg.attributes for label in a.emap])
     insert("labels", [(label, cfg.label_bias.get(label, 0.0)) for label in cfg.sensitive_labels])
     # The placeholder for missing values sorts before every configured ordinal value.
@@ -162,6 +164,7 @@ def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
     _write_parameters(con, cfg, fingerprint)
     build_dataset(con, cfg, types)
     build_values(con, cfg, types)
+    check_leaves(con, cfg)
     check_source(con, cfg)
 
 
@@ -199,7 +202,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         # that bad input leaves the database as it was: a first pass builds the dataset and the
         # values in a transaction that is rolled back. With every text in the NER cache nothing
         # is committed before the run's own transaction, which rolls back on bad input just as
-        # well, so the pass is skipped (on the blog corpus shape it takes 5 s).
+        # well, so the pass, which builds the dataset and its values once more, is skipped.
         try:
             pending = pending_texts(con, cfg)
         except duckdb.Error:
@@ -224,6 +227,8 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
             report.reused = reuse and reusable(con, cfg, source)
             if report.reused:
                 _write_parameters(con, cfg, recognizer)
+                # (the hierarchies are no part of the fingerprint: a changed one is checked here)
+                check_leaves(con, cfg)
                 check_persons(cfg, con.execute(f"SELECT count(*) FROM {table('person_ids', s).sql('duckdb')}")
                               .fetchall()[0][0])
             else:

@@ -67,7 +67,7 @@ def pending_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
                                [s]).fetchall()[0][0]
     if cache_exists:
         # (the cached texts are left out before the texts are made distinct: with a filled cache
-        # nothing is grouped; grouping all 163 MB of the blog corpus shape first took 0.9 s)
+        # nothing is grouped, where grouping first would hash every text)
         cached = exp.select(col("text_hash")).from_(table("ner_cache", s)).where(
             exp.EQ(this=col("fingerprint"), expression=exp.Placeholder(this="fp")))
         texts = exp.select("*").from_(exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("h")))).where(
@@ -183,8 +183,8 @@ def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
 
 
 # Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).
-# On the blog corpus shape (163 MB of text), searching for the persons' surfaces in batches of
-# about 41 MB took 0.6 GB less memory than in one go, and 3 % more time.
+# A batch holds its texts in memory while it groups them by person: smaller batches hold less
+# at once, at the cost of one more run of the statement each.
 SEARCH_BATCH_BYTES = 32 << 20
 
 

@@ -51,8 +51,8 @@ def audit_columns(cfg: Config, columns: list[str]) -> list[str]:
 
 
 def _keyed_hash(row_id: exp.Column) -> exp.Expression:
-    # (a number, not md5's hex string: sorting the corpus shape's audit on md5 strings took 0.7 s
-    # more than on this; without the secret salt the order cannot be recomputed from row ids)
+    # (a number, not md5's hex string: a sort compares one integer where it would compare 32
+    # characters; without the secret salt the order cannot be recomputed from row ids)
     return exp.func("hash", exp.DPipe(this=exp.Placeholder(this="salt"), expression=exp.cast(row_id, "VARCHAR")))
 
 
@@ -77,7 +77,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     # statement reads them; inside the run's transaction this frees no memory before the commit.)
     drop_temporary(con, "rebuilt_texts", "text_edits", "original_texts")
     # The release is a view of the audit without its keys (DESIGN.md: "release (SQL view)"): a
-    # copy of every text cost 1.4 s on the blog corpus shape. A scan keeps the audit's order
+    # table would be one more copy of every text. A scan keeps the audit's order
     # (partition, then keyed hash); where a connection lets DuckDB reorder a scan, the order
     # still follows partitions and hashes in pieces, never persons. (An earlier version wrote a
     # table.)

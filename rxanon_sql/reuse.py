@@ -2,7 +2,7 @@
 
 Join, terms, linking and persons depend on the source data, on the configuration apart from
 the parameters that only partitioning, recoding, release and measures read, and on the code; on
-the blog corpus shape they take 30 s of a 51 s run. Tuning k and lambda, the method's whole
+a large corpus they take most of a run. Tuning k and lambda, the method's whole
 point, changes none of them. So each run that builds them records a fingerprint
 of what they depend on (rx.reusable), and a later run with the same fingerprint keeps their
 tables. Any other change (a row, a column type, a label, an attribute, the rxanon-sql or DuckDB
@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import inspect
 import json
 from importlib import resources
 
@@ -32,20 +33,40 @@ RETUNE = ("k", "l", "t", "lam", "strategy", "nominal_order", "operator", "label_
 
 
 @functools.cache
-def _code() -> str:
-    """A digest of the package's own files: other code may build other tables."""
+def _package_code() -> str:
+    """A digest of the package's own files, its subpackages' too: other code may build other tables."""
     digest = hashlib.sha256()
+
+    def walk(folder, prefix: str) -> None:
+        for f in sorted(folder.iterdir(), key=lambda f: f.name):
+            if f.is_dir() and f.name != "__pycache__":
+                walk(f, f"{prefix}{f.name}/")
+            elif f.is_file() and f.name.endswith((".py", ".sql", ".tsv")):
+                digest.update(f"{prefix}{f.name}".encode() + b"\0" + f.read_bytes())
+
     for package in ("rxanon_sql", "sql", "udfs"):
-        for f in sorted(resources.files(package).iterdir(), key=lambda f: f.name):
-            if f.is_file() and f.name.endswith((".py", ".sql", ".tsv")):
-                digest.update(f.name.encode() + b"\0" + f.read_bytes())
+        walk(resources.files(package), f"{package}/")
+    return digest.hexdigest()
+
+
+def _code() -> str:
+    """The package's files and the code of every registered text operator, which may come from
+    outside the package (registered after this process started: not cached)."""
+    from . import operators
+    digest = hashlib.sha256(_package_code().encode())
+    for name, cls in operators.REGISTRY.items():
+        try:
+            source = inspect.getsource(cls)
+        except (OSError, TypeError):
+            source = f"{cls.__module__}.{cls.__qualname__}"   # (defined where no source is kept)
+        digest.update(name.encode() + b"\0" + source.encode() + b"\0")
     return digest.hexdigest()
 
 
 def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], recognizer: str) -> str:
     """What the stages before partitioning depend on. The data enter as their row count and the
-    sum of their rows' hashes (order does not matter, a repeated row counts twice): one scan,
-    0.1 to 0.2 s on the blog corpus shape."""
+    sum of their rows' hashes (order does not matter, a repeated row counts twice): one scan of
+    the source, little beside the stages it can spare."""
     rows, total = hash_sum(con, exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))),
                            list(types))
     settings = dataclasses.asdict(cfg)
@@ -54,7 +75,9 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
         if not (name == "k" and cfg.rare_guard):
             del settings[name]
     for attribute in settings["attributes"]:
-        del attribute["bias"]
+        # (a hierarchy only changes recoding and measures, which every run rebuilds from
+        # rx.hierarchies, written anew by each run from the file's current content)
+        del attribute["bias"], attribute["hierarchy"]
     payload = {"config": settings, "types": types, "recognizer": recognizer, "rows": rows, "hash": str(total),
                "rxanon_sql": __version__, "code": _code(), "duckdb": duckdb.__version__}
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=list).encode()).hexdigest()

@@ -64,19 +64,25 @@ def _retarget(statement: exp.Expression, schema: str) -> exp.Expression:
     return statement
 
 
+Expansions = tuple[tuple[str, str], ...]
+
+
 @functools.lru_cache(maxsize=None)
-def statements(name: str, schema: str = "rx", cached: bool = True) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def statements(name: str, schema: str = "rx", cached: bool = True,
+               expand: Expansions = ()) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The statements of `sql/<name>.sql` as DuckDB SQL, each with the named parameters it uses.
     With `cached` false they are rendered from the package's file, never read from the cache
     file: anyone who can write to the user's cache folder could otherwise rewrite what `verify`
-    runs (an empty leak check), and a key or hash beside the entry could be rewritten as well."""
+    runs (an empty leak check), and a key or hash beside the entry could be rewritten as well.
+    `expand`: (function name, SQL) pairs; a call of that name without arguments in the file
+    stands for that SQL (recode_text.sql's CASE over the registered text operators)."""
     if not cached:
-        return _render(name, schema)
+        return _render(name, schema, expand)
     text = _file(name)
-    key = f"{name} {schema} {hashlib.sha256(text.encode()).hexdigest()}"
+    key = f"{name} {schema} {hashlib.sha256((text + json.dumps(expand)).encode()).hexdigest()}"
     cache = _rendered()
     if key not in cache:
-        out = [[sql, list(params)] for sql, params in _render(name, schema)]
+        out = [[sql, list(params)] for sql, params in _render(name, schema, expand)]
         # (an edited file's older renderings go)
         for old in [k for k in cache if k.startswith(f"{name} {schema} ")]:
             del cache[old]
@@ -85,23 +91,33 @@ def statements(name: str, schema: str = "rx", cached: bool = True) -> tuple[tupl
     return tuple((sql, tuple(params)) for sql, params in cache[key])
 
 
+def _expand(statement: exp.Expression, expand: Expansions) -> exp.Expression:
+    if not expand:
+        return statement
+    macros = dict(expand)
+    for call in list(statement.find_all(exp.Anonymous)):
+        if call.name in macros and not call.expressions:
+            call.replace(sqlglot.parse_one(macros[call.name], read=DIALECT))
+    return statement
+
+
 @functools.lru_cache(maxsize=None)
-def _render(name: str, schema: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _render(name: str, schema: str, expand: Expansions = ()) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for stmt in sqlglot.parse(_file(name), read=DIALECT):
         if stmt is None:
             continue
-        stmt = _retarget(stmt, schema)
+        stmt = _retarget(_expand(stmt, expand), schema)
         params = sorted({p.name for p in stmt.find_all(exp.Placeholder) if p.name})
         out.append((stmt.sql(dialect=DIALECT), tuple(params)))
     return tuple(out)
 
 
 def _cache_file() -> str:
-    """Where the rendered statements are kept between runs. sqlglot takes 0.4 s to parse and
-    render the files, about a sixth of a run on 5,000 authors, and each `rxanon-sql` command is
-    a new process. An entry's key holds the SQL file's name and hash and the schema; the cache
-    file's name holds the sqlglot version and a hash of this module, which renders them."""
+    """Where the rendered statements are kept between runs. Parsing and rendering every file
+    with sqlglot is a fair part of a short run, and each `rxanon-sql` command is a new process.
+    An entry's key holds the SQL file's name and hash and the schema; the cache file's name holds
+    the sqlglot version and a hash of this module, which renders them."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "rxanon-sql", f"statements-sqlglot-{sqlglot.__version__}-{_renderer()}.json")
 
@@ -134,16 +150,16 @@ def _save_rendered(cache: dict) -> None:
 
 
 def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", cached: bool = True,
-             **params) -> duckdb.DuckDBPyConnection:
+             expand: Expansions = (), **params) -> duckdb.DuckDBPyConnection:
     """Run sql/<name>.sql; with RXANON_SQL_PROFILE set, each statement's time goes to stderr.
     Returns the connection with the last statement's result, for a file that ends in a query.
-    `cached`: as for statements().
+    `cached`, `expand`: as for statements().
 
     A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
     gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
     that one statement never holds all the texts at once."""
     result = con
-    for i, (sql, names) in enumerate(statements(name, schema, cached)):
+    for i, (sql, names) in enumerate(statements(name, schema, cached, expand)):
         missing = [n for n in names if n not in params and n != "batch"]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")
@@ -191,7 +207,7 @@ def hash_sum(con: duckdb.DuckDBPyConnection, source: exp.Expression, columns: li
 def drop_temporary(con: duckdb.DuckDBPyConnection, *names: str) -> None:
     """Drop the temporary tables or views of those names that there are. (Inside the run's
     transaction this frees nothing before the commit, but it keeps a later stage from reading a
-    stale table. One look-up for all: each took 4 ms.)"""
+    stale table. One look-up for all: each reads DuckDB's whole catalogue.)"""
     found = con.execute("SELECT table_name, 'TABLE' FROM duckdb_tables() WHERE temporary AND list_contains(?, table_name) "
                         "UNION ALL SELECT view_name, 'VIEW' FROM duckdb_views() WHERE temporary AND list_contains(?, view_name)",
                         [list(names), list(names)]).fetchall()

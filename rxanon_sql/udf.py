@@ -16,7 +16,7 @@ _NER = "rx_ner"
 def replace_function(con: duckdb.DuckDBPyConnection, name: str, function, parameters: list[str], returns: str,
                      **options) -> None:
     """Register an Arrow UDF, replacing one of that name. (Removed and created again, not looked
-    up first: a lookup in duckdb_functions() took 56 ms.)"""
+    up first: duckdb_functions() lists every built-in function, and a look-up reads them all.)"""
     try:
         con.remove_function(name)
     except duckdb.Error:
@@ -93,9 +93,8 @@ def system_allocator():
     """Arrow's allocations on the C library's allocator for the duration, then the pool as before.
 
     Arrow's default pool (mimalloc) hands the pages of freed arrays back to the system, and the
-    search UDF's next call page-faults them in again: 6,000 to 10,000 faults per call of 2,048
-    persons at 5,000 authors. With the C library's allocator, whose heap keeps them, runs taken
-    in turn (10 each) took 2.44 s after NER against 2.56 s, at a 394 MB peak against 439 MB."""
+    search UDF's next call page-faults them in again; the C library's allocator keeps them in its
+    heap for the next call."""
     previous = pa.default_memory_pool()
     pa.set_memory_pool(pa.system_memory_pool())
     try:

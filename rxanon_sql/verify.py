@@ -96,6 +96,11 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     from .config import Attribute
     row = con.execute(f"SELECT config FROM {table('runs', schema).sql('duckdb')} ORDER BY run_id DESC LIMIT 1").fetchall()[0]
     data = json.loads(row[0])
+    from .hierarchy import Hierarchy
+    for a in data["attributes"]:
+        # (a hierarchy is stored as its file and digest, without its rows: config.as_json)
+        if a.get("hierarchy"):
+            a["hierarchy"] = Hierarchy(a["hierarchy"]["path"], a["hierarchy"]["delimiter"], a["hierarchy"]["sha256"])
     for key in ("attributes", "sensitive"):
         data[key] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
                           for a in data.get(key, ()))
@@ -186,6 +191,7 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.failing = [r for r in rows if r[2] < k or r[3] != r[2]]
     v.l, v.t = cfg.l, cfg.t
     v.undiverse = failing_classes(con, cfg)
+    run_file(con, "shown_terms", schema, cached=False)
     (hits, _), (leaks, _) = statements("leaks", schema, cached=False)
     con.execute(hits)
     v.leaks = con.execute(leaks).fetchall()
@@ -209,7 +215,7 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     # (found by the leak check's search).
     (sql, _), = statements("identifier_leaks", schema, cached=False)
     v.identifiers += con.execute(sql).fetchall()
-    drop_temporary(con, "leak_hits")
+    drop_temporary(con, "leak_hits", "shown_terms")
     # The public release is the audit without its keys, row for row. Equal rows give equal hash
     # sums: the rows are only compared one by one (EXCEPT ALL, 3.6 s on the blog corpus shape,
     # against 0.5 s) where the sums differ, to count them.

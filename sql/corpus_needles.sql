@@ -5,7 +5,7 @@
 --
 -- A single common word that is no name goes no further than the texts of the persons who had it
 -- tagged (`corpus` false): on real blogs the model tags "I" as an
--- ORG and "A" as a PERSON here and there, and the corpus-wide search made 85,000 "I" ORG terms.
+-- ORG and "A" as a PERSON here and there, and a corpus-wide search would make every "I" a term.
 --
 -- 1. Every sensitive surface found for anyone (and every direct identifier's), with the label it
 --    was found with most often, a sensitive label first.
@@ -37,13 +37,12 @@ parts AS (
       AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
            OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
 ),
--- (unnest in the select list: as a lateral join it copied each text along with each of its
--- words, 5 GB on the 300 real blog authors)
+-- (unnest in the select list: a lateral join copies each text along with each of its words)
 person_words AS (
     SELECT DISTINCT w.person, w.word
     FROM (SELECT person, unnest(regexp_extract_all(lower(text), $token)) AS word FROM rx.texts WHERE $rare_guard) AS w
-    -- (the common words left out before the persons' words are made distinct: 3.7 s -> 2.6 s on
-    -- the blog corpus shape)
+    -- (the common words left out before the persons' words are made distinct, so that DISTINCT
+    -- hashes only the rarer words, not the common ones that make up most of a text)
     ANTI JOIN rx.common_words AS c ON c.word = w.word
 ),
 rare_words AS (
@@ -61,8 +60,8 @@ written_sequences AS (
 -- out its writer either. Only the runs of a sequence that fewer than k persons write are taken:
 -- the k or more persons who write a sequence write each of its runs. (Their counts below are then
 -- too low where other sequences hold them too; propagate.sql counts each one's writers again,
--- over the whole corpus, and drops those that k persons write. All runs of all sequences took
--- 2.6 s on the blog corpus shape, which has none that is rare.)
+-- over the whole corpus, and drops those that k persons write. Were every sequence cut into
+-- runs, most of the work would go to sequences that k persons write.)
 rare_wholes AS (
     SELECT words
     FROM (SELECT DISTINCT person, words FROM written_sequences) AS d

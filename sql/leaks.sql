@@ -3,25 +3,17 @@
 -- is part of a replacement (a recoded set such as "(Leo,Pisces)", a surrogate, a generalized
 -- place) or of a longer term left as written ("Jo" inside a kept "Jo Ann" that the whole
 -- partition shares) is not the suppressed term.
--- A surface the person shows anyway is no leak, whatever label another occurrence of it had:
--- a term the partition keeps, or one generalized to itself in canonical form ("the united
--- states" shown as "United States", so "the " before a generalized "Houston" reads the same).
+-- A surface the person shows anyway (shown_terms.sql) is no leak, whatever label another
+-- occurrence of it had ("the " before a generalized "Houston" reads the same).
 -- The same search finds the direct-identifier values searched only in their own person's texts
 -- (rx.person_identifier_values: "lw", "48"), which identifier_leaks.sql counts from leak_hits: a
 -- value written out outside a replacement ("48" of a recoded "[48-52]" is none).
 CREATE OR REPLACE TEMP TABLE leak_hits AS
-WITH shown AS (
-    SELECT person, norm FROM rx.generalized_terms WHERE level = 0
-    UNION
-    SELECT p.person, k.norm
-    FROM rx.kept_terms AS k
-    JOIN rx.partitions AS p ON p.partition_id = k.partition_id
-),
-term_needles AS (
+WITH term_needles AS (
     SELECT DISTINCT r.person, r.norm
     FROM rx.replacements AS r
     WHERE r.reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
-      AND NOT EXISTS (SELECT 1 FROM shown AS s WHERE s.person = r.person AND s.norm = r.norm)
+      AND NOT EXISTS (SELECT 1 FROM shown_terms AS s WHERE s.person = r.person AND s.norm = r.norm)
 ),
 leak_needles AS (
     SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
@@ -29,7 +21,7 @@ leak_needles AS (
     GROUP BY person
 ),
 -- One search call per person, over all the person's released texts (rx_find_texts): one call
--- per text, preparing the person's needles each time, took 146 s on the blog corpus shape.
+-- per text would prepare the person's needles again for each of their texts.
 -- (Materialized: the numbers must be the same where the matches are joined back.)
 person_texts AS MATERIALIZED (
     SELECT row_number() OVER () AS text_id, r.row_id, r.person, r.attribute, r.text

@@ -6,8 +6,7 @@
 --    is a term wherever no recognizer tagged it; it takes the attribute's first emap label, or the
 --    attribute's name in capitals. The texts were searched for the values (mention_needles.sql)
 --    in propagation's pass over them (propagate.sql): the matches of a text's own needles.
---    (A search of its own read the texts again, and grouped them again by person: 4.1 s on the
---    blog corpus shape, of which 1.7 s in the search itself.)
+--    (A search of its own would read the texts again, and group them again by person.)
 CREATE OR REPLACE TEMP TABLE mentions AS
 SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos,
        substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos) AS term, f.needle AS norm
@@ -88,16 +87,15 @@ WHERE (m.row_id, m.attribute, m.start_pos, m.end_pos) NOT IN (
 -- 2. Candidate links: (term, attribute) pairs where the term can state the tuple's value. What
 --    links a term depends on its row, term, norm and label only. The terms that can state a value
 --    at all are numbered by their rowid in terms_found (term_id), which nothing changes from here
---    on, and the links join back to the terms on it at the end. (Links were found once per
---    distinct (row_id, term, norm, label), and joined back on those four columns: on the blog
---    corpus shape 688,000 distinct of 733,000 terms, and the join on four columns, strings among
---    them, took up to a sixth more than one on the rowid. Numbering every term with row_number()
---    sorted all 3.7 million terms with their text.) A nominal or
+--    on, and the links join back to the terms on it at the end. (Finding links once per distinct
+--    (row_id, term, norm, label) saves little, as nearly every term is distinct, and a join back
+--    on those four columns, strings among them, costs more than one on the rowid. Numbering every
+--    term with row_number() would sort all terms with their text.) A nominal or
 --    ordinal value is only ever stated by a term that is the value itself, so those pairs are
 --    links as soon as they are found, by joining on the value (value_links); a numeric or date
 --    value is a candidate of a term whose label can state the attribute (emap), read below.
--- (The values' case-folded forms once, for the tests on every term: 54 distinct among 2 million
--- values on the blog corpus, whose hash table every term probed.)
+-- (The values' case-folded forms once, for the tests on every term: categorical attributes have
+-- few distinct values among many rows, and every term probes their hash table.)
 CREATE OR REPLACE TEMP TABLE value_norms AS
 SELECT DISTINCT lower(txt) AS norm
 FROM (SELECT DISTINCT txt FROM rx.qi_values WHERE kind IN ('nominal', 'ordinal')) AS d;
@@ -124,7 +122,7 @@ WHERE v.num IS NOT NULL AND v.kind IN ('nominal', 'ordinal')
   );
 
 -- (without the term's norm and the value's text: term_numbers and term_dates compare neither, and
--- they were written for every one of the 769,165 candidates of the blog corpus)
+-- they would be written for every candidate)
 CREATE OR REPLACE TEMP TABLE link_candidates AS
 SELECT f.term_id, f.term, v.attribute, v.kind, v.num, v.day, a.position
 FROM (SELECT * FROM stating_terms WHERE label IN (SELECT label FROM rx.emap)) AS f
@@ -136,7 +134,7 @@ WHERE v.num IS NOT NULL AND v.kind NOT IN ('nominal', 'ordinal');
 -- Numbers standing alone inside a term, with their offset in the term: the term is cut into
 -- alternating runs of digits and non-digits, and a run of digits counts when no letter touches it.
 -- What a term states depends on its text only, so terms are read once per distinct text (the
--- blog corpus has 2,539 among 406,619 candidates) and only the comparison with each tuple's
+-- same ages and dates recur in many candidates) and only the comparison with each tuple's
 -- value is done per candidate.
 CREATE OR REPLACE TEMP TABLE term_numbers AS
 WITH numeric_terms AS (
@@ -215,8 +213,8 @@ normalized AS MATERIALIZED (
     FROM date_terms AS d
     LEFT JOIN day_words AS w ON w.term = d.term
 ),
--- (one regexp_extract per form, its groups named in a struct: one call per group took twice as
--- long. A form without a day or a month has an empty group for it.)
+-- (one regexp_extract per form, its groups named in a struct: one call per group would match the
+-- form's expression once per group. A form without a day or a month has an empty group for it.)
 forms AS MATERIALIZED (
     SELECT term,
         regexp_extract(txt, '(([0-9]{1,2})(?:st|nd|rd|th)?(?: of)?[ ,.-]+(\pL+)\.?,?[ ,.-]+([0-9]{4}))',
@@ -344,7 +342,8 @@ surface_norms AS (
     WHERE person IN (SELECT person FROM partly)
 ),
 -- (only the terms that hold a surface of the person as a string go to the whole-word search:
--- most are "36 years old", and one search call per person cost twice this join)
+-- most are "36 years old", and a substring test spares most persons a search call, which
+-- prepares all their needles)
 holding AS (
     SELECT DISTINCT p.*
     FROM partly AS p
@@ -398,9 +397,9 @@ INSERT INTO terms_found
 SELECT row_id, person, attribute, start_pos, end_pos, term, norm, label, 'match'
 FROM inner_surfaces;
 
--- (Sorted, though the sort is a third of the statement on the blog corpus shape: the later
--- stages' reads of the terms, for X', the operators and the texts around them, took 1.25 to 1.8
--- times as long on an unsorted table, more than the sort costs.)
+-- (Sorted, though the sort is a large part of the statement: the later stages read the terms
+-- text by text, for X', the operators and the texts around them, and those reads cost more on
+-- an unsorted table than the sort does.)
 CREATE OR REPLACE TABLE rx.terms AS
 WITH rare_spans AS (
     -- an unlinked span that only may state an attribute, holding a rare word (corpus_needles.sql):

@@ -1,12 +1,13 @@
 -- Information loss (paper 000, section 5.3; DESIGN.md, NCP).
 
 -- NCP of each quasi-identifier in each partition.
--- numeric: (hi - lo) / (max - min over D*); nominal, ordinal and date: 0 for one value, else
--- covered / distinct values in D* (for a date, covered = the leaves under the recoded node).
+-- numeric: (hi - lo) / (max - min over D*); nominal, ordinal, date and any attribute with a user
+-- hierarchy: 0 for one value, else covered / distinct values in D* (for a date or a hierarchy,
+-- covered = the values of D* under the recoded node).
 CREATE OR REPLACE TEMP TABLE partition_attribute_ncp AS
 SELECT r.partition_id, r.attribute,
        CASE
-           WHEN a.kind = 'numeric' THEN CASE WHEN d.width > 0 THEN (r.hi - r.lo) / d.width ELSE 0 END
+           WHEN a.kind = 'numeric' AND NOT a.hierarchy THEN CASE WHEN d.width > 0 THEN (r.hi - r.lo) / d.width ELSE 0 END
            WHEN r.covered <= 1 THEN 0
            ELSE r.covered / d.n_distinct
        END AS ncp
@@ -14,10 +15,21 @@ FROM rx.recoded_values AS r
 JOIN rx.attributes AS a ON a.attribute = r.attribute
 JOIN rx.domain AS d ON d.kind = 'relational' AND d.name = r.attribute;
 
+-- Each person's terms of each label, and what they lose: a kept term 0, a suppressed one 1, a
+-- generalized one the share of its hierarchy that the shown node covers
+-- (rx.generalized_terms.share). Read per record and per label below.
+CREATE OR REPLACE TEMP TABLE person_label_loss AS
+SELECT t.person, t.label, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL AND g.norm IS NULL) AS n_suppressed,
+       count(g.norm) AS n_generalized,
+       sum(CASE WHEN k.norm IS NOT NULL THEN 0 WHEN g.norm IS NOT NULL THEN g.share ELSE 1 END) AS loss
+FROM rx.person_terms AS t
+JOIN rx.partitions AS p ON p.person = t.person
+LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
+LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label AND g.norm = t.norm
+GROUP BY t.person, t.label;
+
 -- Per record (person). NCP_A = mean over the quasi-identifiers (an attribute with no value in
--- the partition loses nothing). NCP_X = loss of the terms / |X'|, NULL when X' is empty: a kept
--- term loses 0, a suppressed one 1, a generalized one the share of its hierarchy that the shown
--- node covers (rx.generalized_terms.share).
+-- the partition loses nothing). NCP_X = loss of the terms / |X'|, NULL when X' is empty.
 -- NCP = (w_A NCP_A + w_X NCP_X) / (w_A + w_X), or NCP_A when X' is empty.
 CREATE OR REPLACE TABLE rx.ncp_records AS
 WITH relational AS (
@@ -26,14 +38,11 @@ WITH relational AS (
     GROUP BY partition_id
 ),
 textual AS (
-    SELECT t.person, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL AND g.norm IS NULL) AS n_suppressed,
-           count(g.norm) AS n_generalized,
-           sum(CASE WHEN k.norm IS NOT NULL THEN 0 WHEN g.norm IS NOT NULL THEN g.share ELSE 1 END) AS loss
-    FROM rx.person_terms AS t
-    JOIN rx.partitions AS p ON p.person = t.person
-    LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
-    LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label AND g.norm = t.norm
-    GROUP BY t.person
+    -- (counts cast back: DuckDB sums BIGINTs into HUGEINTs)
+    SELECT person, CAST(sum(n_terms) AS BIGINT) AS n_terms, CAST(sum(n_suppressed) AS BIGINT) AS n_suppressed,
+           CAST(sum(n_generalized) AS BIGINT) AS n_generalized, sum(loss) AS loss
+    FROM person_label_loss
+    GROUP BY person
 ),
 joined AS (
     SELECT p.person, p.partition_id, coalesce(r.ncp_a, 0) AS ncp_a,
@@ -61,19 +70,9 @@ ORDER BY a.position;
 -- Per entity label: NCP_X restricted to the terms of that label (records without such terms
 -- excluded), with the counts behind it.
 CREATE OR REPLACE TABLE rx.ncp_terms AS
-WITH per_record AS (
-    SELECT t.person, t.label, count(*) AS n_terms, count(*) FILTER (WHERE k.norm IS NULL AND g.norm IS NULL) AS n_suppressed,
-           count(g.norm) AS n_generalized,
-           sum(CASE WHEN k.norm IS NOT NULL THEN 0 WHEN g.norm IS NOT NULL THEN g.share ELSE 1 END) AS loss
-    FROM rx.person_terms AS t
-    JOIN rx.partitions AS p ON p.person = t.person
-    LEFT JOIN rx.kept_terms AS k ON k.partition_id = p.partition_id AND k.label = t.label AND k.norm = t.norm
-    LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label AND g.norm = t.norm
-    GROUP BY t.person, t.label
-)
 SELECT label, avg(CAST(loss AS DOUBLE) / n_terms) AS ncp_x,
        count(*) AS records, sum(n_terms) AS terms, sum(n_suppressed) AS suppressed, sum(n_generalized) AS generalized
-FROM per_record
+FROM person_label_loss
 GROUP BY label
 ORDER BY label;
 

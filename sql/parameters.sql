@@ -5,8 +5,11 @@ CREATE OR REPLACE TABLE rx.params (
     fingerprint VARCHAR
 );
 CREATE OR REPLACE TABLE rx.attributes (
-    attribute VARCHAR, kind VARCHAR, position INTEGER, bias DOUBLE, match_values BOOLEAN
+    attribute VARCHAR, kind VARCHAR, position INTEGER, bias DOUBLE, match_values BOOLEAN, hierarchy BOOLEAN
 );
+-- The user hierarchies (attributes.X.hierarchy): one row per leaf and level of its path to the
+-- root, level 0 being the leaf itself.
+CREATE OR REPLACE TABLE rx.hierarchies (attribute VARCHAR, leaf VARCHAR, level INTEGER, node VARCHAR);
 CREATE OR REPLACE TABLE rx.emap (attribute VARCHAR, label VARCHAR);
 CREATE OR REPLACE TABLE rx.labels (label VARCHAR, bias DOUBLE);
 CREATE OR REPLACE TABLE rx.ordinal_order (attribute VARCHAR, value VARCHAR, position DOUBLE);

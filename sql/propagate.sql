@@ -17,8 +17,7 @@ WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 -- The batches of the search below: runs of persons in their order, each with about a $batches-th
 -- of the text. rx.texts lies in person order (rx.dataset's row_id; text column after text
 -- column), so a batch's scan skips the row groups of the other batches: with hash(person) %
--- $batches for the batch, each of the 5 batches of the blog corpus shape read all 163 MB of
--- texts (0.29 s of a 1.3 s statement).
+-- $batches for the batch, every batch would read all the texts.
 CREATE OR REPLACE TEMP TABLE person_batches AS
 WITH sizes AS (
     SELECT person, sum(strlen(text)) AS size
@@ -39,8 +38,7 @@ GROUP BY ALL;
 -- `own` (linking.sql reads them). (The matches are stored before
 -- they meet another table: the optimizer cannot know how many a function returns, and would hash
 -- all of them, each with its text, to join them.) The persons go in batches (sqlrun.run_file):
--- grouping all 163 MB of texts of the blog corpus shape at once took 1.3 GB more than the search
--- of one batch.
+-- grouping all texts at once would hold them all in memory.
 CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR,
                                             own BOOLEAN);
 

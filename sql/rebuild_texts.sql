@@ -6,8 +6,7 @@
 --
 -- The pieces are joined by a window over the text's pieces whose frame is the whole text at
 -- its last piece and the piece alone elsewhere: a grouped string_agg(... ORDER BY) sorts every
--- text's pieces once more and took half again as long on the blog corpus shape (a running
--- frame would build every prefix of the text).
+-- text's pieces once more (a running frame would build every prefix of the text).
 CREATE OR REPLACE TEMP TABLE rebuilt_texts AS
 WITH ordered AS (
     SELECT row_id, attribute, start_pos, end_pos, replacement,
@@ -19,9 +18,9 @@ WITH ordered AS (
 ),
 -- The text before each edit, and after the last: a substring of the text joined to the edit,
 -- but for texts of more than 4,096 characters, which rx_cut (udfs/find.py) cuts once each.
--- DuckDB copied the whole text joined to each edit: in the square of the text's length for one
--- dense text (11 s at 500 KB), where rx_cut for every text took five times as long on short
--- texts. (The lists go unsorted: rx_cut keeps their order, and `earlier` tells the edits apart.)
+-- DuckDB copies the whole text joined to each edit: in the square of the text's length for one
+-- dense text, while on short texts the copies cost less than rx_cut's trip through Python.
+-- (The lists go unsorted: rx_cut keeps their order, and `earlier` tells the edits apart.)
 cut AS (
     SELECT g.row_id, g.attribute, unnest(g.edits) AS earlier,
            unnest(rx_cut(t.text, g.gap_starts, g.gap_ends)) AS gap,

@@ -1,11 +1,13 @@
--- Numeric: [min-max] of the partition's values, or the value itself when there is one.
+-- Numeric: [min-max] of the partition's values, or the value itself when there is one (an
+-- attribute with a hierarchy: sql/recode_hierarchy.sql).
 -- Whole numbers print without a decimal point (beyond BIGINT, a huge one prints as a DOUBLE).
 INSERT INTO rx.recoded_values
 WITH bounds AS (
     SELECT p.partition_id, v.attribute, min(v.num) AS lo, max(v.num) AS hi, count(DISTINCT v.num) AS covered
     FROM rx.qi_values AS v
     JOIN rx.partitions AS p ON p.person = v.person
-    WHERE v.kind = 'numeric' AND v.num IS NOT NULL
+    JOIN rx.attributes AS a ON a.attribute = v.attribute
+    WHERE v.kind = 'numeric' AND v.num IS NOT NULL AND NOT a.hierarchy
     GROUP BY p.partition_id, v.attribute
 ),
 printed AS (

@@ -1,5 +1,5 @@
 -- Text (DESIGN.md, recoding): what replaces which span. rx.kept_terms, rx.generalized_terms,
--- rx.operator_terms and rx.surrogates come from the operator_*.sql files (rxanon_sql/operators.py).
+-- rx.operator_terms and rx.surrogates come from the operator_*.sql files (rxanon_sql/operators/).
 CREATE OR REPLACE TABLE rx.replacements AS
 -- A redundant term's stating part becomes the recoded value of its attribute, unless that value
 -- is the stated text itself (a partition with one age keeps "36 years old" as written).
@@ -13,21 +13,19 @@ WHERE t.linked_attribute IS NOT NULL
 UNION ALL
 -- A non-redundant term that not every person of the partition has is replaced by its operator;
 -- so is a direct identifier, always. A generalized term shows the node its partition shares.
+-- Three calls stand for SQL built from the registered operators (rxanon_sql/operators/): the
+-- replacement is CASE t.operator WHEN (each name) THEN (its expression) END; the reason is
+-- generalized for an operator that generalizes, else suppressed; the tag is joined for the
+-- operators whose replacement reads it.
 SELECT t.row_id, t.person, t.attribute, t.start_pos, t.end_pos,
-       CASE t.operator
-           WHEN 'generalize' THEN t.generalized
-           WHEN 'mask' THEN (SELECT mask FROM rx.operator_settings)
-           WHEN 'tag' THEN '[' || t.label || '_' || CAST(n.tag AS VARCHAR) || ']'
-           WHEN 'pseudonymize' THEN coalesce(u.surrogate, '[' || t.label || '_' || CAST(n.tag AS VARCHAR) || ']')
-           ELSE '[' || t.label || ']'
-       END,
-       CASE WHEN t.operator = 'generalize' THEN 'generalized' ELSE 'suppressed' END,
+       rx_operator_replacement(),
+       rx_operator_reason(),
        t.label, t.norm, t.operator
 -- (replaced_occurrences: operator_suppressed.sql. Only a tag needs rx.operator_terms' row, so
 -- only the operators that show one join it: joining every occurrence with it cost 0.8 s and
 -- 250 MB on the blog corpus shape.)
 FROM replaced_occurrences AS t
 LEFT JOIN (
-    SELECT person, label, norm, tag FROM rx.operator_terms WHERE operator IN ('tag', 'pseudonymize')
+    SELECT person, label, norm, tag FROM rx.operator_terms WHERE rx_operator_numbered()
 ) AS n ON n.person = t.person AND n.label = t.label AND n.norm = t.norm
 LEFT JOIN rx.surrogates AS u ON u.person = t.person AND u.label = t.label AND u.norm = t.norm AND u.surface = t.term;

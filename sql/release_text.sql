@@ -10,7 +10,7 @@ SELECT row_id, attribute, text FROM rx.audit_texts WHERE text IS NOT NULL;
 -- one hash join on the text and a bucket of 256 characters of it, each span in every bucket it
 -- touches, as terms.sql pairs overlapping spans: joined on the text alone, the terms and
 -- replacements of one dense text met each other all, in the square of their number. (NOT EXISTS
--- with the overlap conditions was planned as two joins, and took twice as long.)
+-- with the overlap conditions is planned as two joins.)
 CREATE OR REPLACE TABLE rx.released_spans AS
 WITH term_buckets AS (
     SELECT rowid AS id, row_id, attribute, start_pos, end_pos,

@@ -34,8 +34,7 @@ WHERE text IS NOT NULL;
 
 -- Every token of the released texts that is no common word, where it stands. The brackets are
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
--- (unnest in the select list: as a lateral join it copied each text along with each of its
--- tokens, 44 s and 6 GB on the 300 real blog authors.)
+-- (unnest in the select list: a lateral join copies each text along with each of its tokens.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
 SELECT t.row_id, t.person, t.attribute, t.token, t.written
 FROM (
@@ -107,9 +106,9 @@ WHERE b.last_i > b.first_i AND len(r.tokens) < 5;
 
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
 -- consecutive tokens. A text position is tried only where the sequence's first three tokens
--- stand, and only a sequence of four or more is compared whole with the text's run: on the 300
--- real blog authors, the first two tokens matched at 1.5 million places ("I Am" is frequent)
--- and comparing each place's run with the text's list took 30 s.
+-- stand, and only a sequence of four or more is compared whole with the text's run: two tokens
+-- match at very many places ("I Am" is frequent), and each place's run would be compared with
+-- the text's list.
 CREATE OR REPLACE TEMP TABLE residual_sequence_persons AS
 WITH sequences AS (
     SELECT DISTINCT tokens FROM residual_sequences

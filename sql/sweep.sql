@@ -13,23 +13,16 @@
 -- original texts; verify still searches the released texts itself, so what this misses is caught
 -- there.
 INSERT INTO rx.replacements
-WITH shown AS (
-    SELECT person, norm FROM rx.generalized_terms WHERE level = 0
-    UNION
-    SELECT p.person, k.norm
-    FROM rx.kept_terms AS k
-    JOIN rx.partitions AS p ON p.partition_id = k.partition_id
-),
-swept AS (
+WITH swept AS (
     SELECT r.person, r.norm, min_by(struct_pack(r.replacement, r.reason, r.label, r.operator), r.start_pos) AS how
     FROM rx.replacements AS r
-    ANTI JOIN shown AS s ON s.person = r.person AND s.norm = r.norm
+    ANTI JOIN shown_terms AS s ON s.person = r.person AND s.norm = r.norm
     WHERE r.reason IN ('suppressed', 'generalized')
     GROUP BY r.person, r.norm
 ),
 -- (bare_occurrences: linking.sql; one that touches a replacement is already broken up in the
--- release. A search of each person's texts for their swept surfaces here took 19 to 32 s on the
--- blog corpus shape, a second pass over every text for what propagation had found already.)
+-- release. A search of each person's texts for their swept surfaces here would be a second pass
+-- over every text for what propagation has found already.)
 bare AS (
     SELECT b.*
     FROM rx.bare_occurrences AS b

@@ -11,10 +11,10 @@
 -- Most spans begin and end with an ASCII letter or digit and stand between spaces or
 -- punctuation: they are settled, and stay as they are. A test of four characters' code points
 -- tells them, read from the span's context (the span with one character either side), which is
--- cut from the text once. Only the others (2% of the spans on the blog corpus shape) are trimmed
--- and widened, by the next statement: computed here for every span, those steps took a quarter
--- of this statement's time although they changed nothing for 98% of the spans. (A span still to
--- be trimmed has no trimmed_start yet.)
+-- cut from the text once. Only the few others are trimmed and widened, by the next
+-- statement: computed here for every span, those steps would cost their time on every span
+-- though they change nothing for the settled ones. (A span still to be trimmed has no
+-- trimmed_start yet.)
 CREATE OR REPLACE TEMP TABLE found_raw AS
 WITH kept_labels AS (
     -- (one join both keeps a span and tells whether its label is sensitive: three IN
@@ -25,9 +25,9 @@ WITH kept_labels AS (
     GROUP BY label
 ),
 -- Each text is cut into its spans' contexts (the span with one character either side) once,
--- by rx_cut (udfs/find.py), and is not carried to its spans: DuckDB copied the whole text for
--- each span it went to through the unnest and the join, time and memory in the square of a
--- text's length (2.6 GB for the 12,000 spans of one dense 200 KB text).
+-- by rx_cut (udfs/find.py), and is not carried to its spans: DuckDB copies the whole text for
+-- each span it goes to through the unnest and the join, time and memory in the square of a
+-- text's length.
 cut AS (
     SELECT t.text_id, t.row_id, t.person, t.attribute, c.entities,
            CASE WHEN strlen(t.text) > 4096
@@ -84,8 +84,8 @@ INSERT INTO found_raw (text_id, row_id, person, attribute, label, source, trimme
 --
 -- Each span reads its text only 64 characters either side: it takes that window (`text`, from
 -- `off` on; positions below are the window's), cut by rx_cut once per text. Joined to each span,
--- the whole text was copied for each span, in the square of the text's length for one dense
--- text (1.7 s at 1 MB).
+-- the whole text would be copied for each span, in the square of the text's length for one
+-- dense text.
 WITH pending AS (
     SELECT rowid AS id, text_id, greatest(start_pos - 64, 0) AS off, greatest(start_pos, end_pos) + 64 AS stop
     FROM found_raw
@@ -166,12 +166,11 @@ DELETE FROM found_raw WHERE trimmed_start IS NULL;
 -- join, not a correlated NOT EXISTS, which DuckDB decorrelated by grouping every span on all the
 -- columns it compares.
 --
--- Recognizers rarely tag overlapping spans (on the blog corpus shape, no text has any), so the
--- spans are compared in full only in the texts where some overlap: a join on the text and the
--- places alone finds those, and carrying the labels, sources and ranks of all spans through the
--- join took twice as long.
--- (A temporary table: nothing reads it after the run, and writing its 3.7 million rows on the
--- blog corpus shape took 1.95 s into a persistent table against 0.68 s into a temporary one.)
+-- Recognizers rarely tag overlapping spans, so the spans are compared in full only in the texts
+-- where some overlap: a join on the text and the places alone finds those, and carrying the
+-- labels, sources and ranks of all spans through the join would carry them for every text.
+-- (A temporary table: nothing reads it after the run, and a persistent table's rows are written
+-- to the database file.)
 --
 -- Spans are paired within a bucket of 256 characters of their text, each span in every bucket
 -- it touches (two overlapping spans share the one where the later begins): paired within the
@@ -195,7 +194,8 @@ compared AS (
     WHERE text_id IN (SELECT text_id FROM overlapping)
 )
 SELECT a.row_id, a.person, a.attribute, a.start_pos, a.end_pos, a.term,
-       -- (the regex replace only where it can change something: it took a third of the time;
+       -- (the regex replace only where it can change something: on every term it costs more
+       -- than the contains() tests that rule most terms out;
        -- the regex's \s is one of tab, line feed, form feed, carriage return and space; a settled
        -- term begins and ends with a letter or digit, and trimming it changes nothing)
        lower(CASE WHEN contains(a.term, '  ') OR contains(a.term, chr(9)) OR contains(a.term, chr(10))
@@ -227,8 +227,7 @@ WHERE a.rowid NOT IN (
 
 -- (A row put in and taken out again: DuckDB 2.0.0 loses a later insert of 122,880 rows or more
 -- into a table that was created empty in the same transaction; scans and joins see none of its
--- rows, count(*) sees them all. On the blog corpus shape that once dropped all 326,076 value
--- mentions. Later stages insert into this table, and it is empty where the recognizers found
--- nothing.)
+-- rows, count(*) sees them all. Later stages insert into this table, and it is empty where the
+-- recognizers found nothing.)
 INSERT INTO terms_found (row_id) VALUES (NULL);
 DELETE FROM terms_found WHERE row_id IS NULL;

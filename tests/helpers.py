@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import tomllib
 
+from stdnum import luhn
+
 from rxanon_sql.config import parse_config
 from rxanon_sql.demo import CONFIG
 
@@ -39,3 +41,19 @@ def differing_rows(con, name: str, a: str, b: str, schema="rx") -> int:
         "AND table_schema = ? AND table_name = ? ORDER BY ordinal_position", [a, schema, name]).fetchall())
     return scalar(con, f'SELECT count(*) FROM (SELECT {cells} FROM {a}.{schema}."{name}" EXCEPT ALL '
                        f'SELECT {cells} FROM {b}.{schema}."{name}")')
+
+
+def found(rec, text: str, label: str | None = None) -> list[str]:
+    """The terms a rule recognizer finds in text (of one label), each checked against its offsets."""
+    spans = rec.find(text)
+    for s in spans:
+        assert text[s.start:s.end] == s.term
+    return [s.term for s in spans if label is None or s.label == label]
+
+
+def labelled(rec, text: str) -> list[tuple[str, str]]:
+    return [(s.term, s.label) for s in rec.find(text)]
+
+
+def luhn_complete(prefix: str) -> str:
+    return prefix + luhn.calc_check_digit(prefix)

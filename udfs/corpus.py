@@ -4,11 +4,9 @@ A surface recognized for one person is a term wherever it is written, for everyo
 name the model tagged in one review stays readable in every review where it missed it. The
 surfaces of a whole corpus are far more than one person's (tens of thousands), so they go into
 one automaton (ahocorasick-rs), built once per run, instead of the per-person needle lists of
-find.py. benchmarks/search.py compares it with find.py (205x slower on the Presidio texts, whose
-non-ASCII send it to a regular expression of all needles) and with pyahocorasick (the same speed
-for the automaton alone on the 300 real blog authors); in the pipeline ahocorasick-rs took the
-corpus shape's search from 10.9 s to 6.3 s, as it builds its matches in Rust and lets go of the
-GIL, so that DuckDB's two threads search at once.
+find.py. benchmarks/search.py compares it with find.py (far slower on texts beyond ASCII, which
+send it to a regular expression of all needles) and with pyahocorasick; ahocorasick-rs builds its
+matches in Rust and lets go of the GIL, so that DuckDB's threads search at once.
 
 Matching is whole-word and case-insensitive, and it ignores which non-word characters separate
 the words: a needle and a text are both compared in their *key* form, lower case with every run
@@ -153,7 +151,8 @@ class CorpusSearcher:
         np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
         joined = "\n".join(parts)
         original = _codes(joined)
-        # (glue_runs' regular expression took 60 ns a character; the flags, about 5)
+        # (glue_runs' Python regular expression only where the vectorized flags find glue: it is
+        # far slower per character)
         glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
         form, origin, lower = _key_form(joined, original, glue)
         found = [self._matches(form, origin)]

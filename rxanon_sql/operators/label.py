@@ -1,0 +1,13 @@
+"""`label`: the term's label, as in the paper: [PERSON]."""
+from sqlglot import exp
+
+from . import register
+from .base import Operator, bracketed, occurrence
+
+
+@register
+class Label(Operator):
+    name = "label"
+
+    def replacement(self) -> exp.Expression:
+        return bracketed(occurrence("label"))
