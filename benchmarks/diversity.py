@@ -26,8 +26,10 @@ import run as bench  # noqa: E402  (benchmarks/run.py: the Adult frame, the NCP 
 SETTINGS = [(None, None), (2, None), (2, 0.2)]
 
 
-def _config(l, t) -> str:
+def _config(l, t, hierarchies: bool = False) -> str:
+    # (a hierarchy by its absolute path: the child's configuration has no folder of its own)
     attributes = "".join(f'[attributes."{c}"]\ntype = "{"numeric" if c == "age" else "nominal"}"\n'
+                         + (f'hierarchy = "{bench.ADULT.parent / f"adult_hierarchy_{c}.csv"}"\n' if hierarchies else "")
                          for c in bench.ADULT_QIS)
     text = bench.ADULT_CONFIG.format(k=5, attributes=attributes + '[attributes."salary-class"]\ntype = "sensitive"\n')
     text = text.replace('insensitive = ["salary-class"]\n', "")
@@ -36,7 +38,7 @@ def _config(l, t) -> str:
 
 def child_rx(spec: dict) -> dict:
     import duckdb
-    out = bench.child_apply({**spec, "config": _config(spec["l"], spec["t"])})
+    out = bench.child_apply({**spec, "config": _config(spec["l"], spec["t"], spec.get("hierarchies", False))})
     con = duckdb.connect(spec["db"], read_only=True)
     groups = con.execute("SELECT p.partition_id FROM adult AS a JOIN rx.partitions AS p ON p.person = a.id "
                          "ORDER BY a.id").fetchnumpy()["partition_id"]
@@ -81,6 +83,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--workdir", default=tempfile.gettempdir())
+    ap.add_argument("--hierarchies", action="store_true",
+                    help="recode to ARX's Adult hierarchies (beside adult.csv); anonypy, which has none, is left out")
     args = ap.parse_args()
     if not bench.ADULT.exists():
         raise SystemExit(f"{bench.ADULT} not present")
@@ -91,18 +95,22 @@ def main() -> None:
         con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
                     f"FROM read_csv('{bench.ADULT}', delim=';', header=true)")
         con.close()
-    lines = ["### Sensitive salary-class on UCI Adult (30,162 rows, 8 quasi-identifiers, k = 5)", "",
-             f"median of {args.repeat} runs; NCP = mean NCP_A over records, one formula for both; fewest = least "
+    lines = ["### Sensitive salary-class on UCI Adult (30,162 rows, 8 quasi-identifiers, k = 5)"
+             + (", ARX's hierarchies" if args.hierarchies else ""), "",
+             f"median of {args.repeat} runs; NCP = mean NCP_A over records, "
+             + ("rx.ncp's, with the hierarchies' nodes" if args.hierarchies else "one formula for both")
+             + "; fewest = least "
              "distinct salary classes in a class; farthest = largest EMD of a class from the whole (equal distance)", "",
              "| tool | l | t | seconds | partitioning s | partitions | NCP | fewest | farthest | verify |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for l, t in SETTINGS:
-        rx = [run_child("rx", {"db": db, "k": 5, "l": l, "t": t}) for _ in range(args.repeat)]
+        rx = [run_child("rx", {"db": db, "k": 5, "l": l, "t": t, "hierarchies": args.hierarchies})
+              for _ in range(args.repeat)]
         lines.append(f"| rxanon-sql (whole `apply`) | {l or '-'} | {t or '-'} | {bench.med([r['wall'] for r in rx]):.2f} | "
                      f"{bench.med([r['timings']['partitioning'] for r in rx]):.2f} | {rx[0]['counts']['partitions']:,} | "
-                     f"{rx[0]['ncp_same_formula']:.4f} | {rx[0]['fewest']} | {rx[0]['farthest']:.3f} | "
+                     f"{rx[0]['ncp'][0] if args.hierarchies else rx[0]['ncp_same_formula']:.4f} | {rx[0]['fewest']} | {rx[0]['farthest']:.3f} | "
                      f"{'passes' if all(r['verify'] for r in rx) else 'FAILS'} |")
-        if t is None:
+        if t is None and not args.hierarchies:
             ap_runs = [run_child("anonypy", {"l": l}) for _ in range(args.repeat)]
             a = ap_runs[0]
             lines.append(f"| anonypy 0.2 (`Mondrian.partition` only) | {l or '-'} | - | "
