@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import run as bench  # noqa: E402  (benchmarks/run.py: the Adult frame, the NCP formula, apply in a child)
+import children as bench  # noqa: E402  (the Adult frame, the NCP formula, apply in a child)
+import run  # noqa: E402  (starting a child, the median)
 
 SETTINGS = [(None, None), (2, None), (2, 0.2)]
 
@@ -73,7 +74,7 @@ CHILDREN = {"rx": child_rx, "anonypy": child_anonypy}
 
 
 def run_child(kind: str, spec: dict) -> dict:
-    return bench.run_child(kind, spec, script=__file__)
+    return run.run_child(kind, spec, script=__file__)
 
 
 def main() -> None:
@@ -106,15 +107,15 @@ def main() -> None:
     for l, t in SETTINGS:
         rx = [run_child("rx", {"db": db, "k": 5, "l": l, "t": t, "hierarchies": args.hierarchies})
               for _ in range(args.repeat)]
-        lines.append(f"| rxanon-sql (whole `apply`) | {l or '-'} | {t or '-'} | {bench.med([r['wall'] for r in rx]):.2f} | "
-                     f"{bench.med([r['timings']['partitioning'] for r in rx]):.2f} | {rx[0]['counts']['partitions']:,} | "
+        lines.append(f"| rxanon-sql (whole `apply`) | {l or '-'} | {t or '-'} | {run.med([r['wall'] for r in rx]):.2f} | "
+                     f"{run.med([r['timings']['partitioning'] for r in rx]):.2f} | {rx[0]['counts']['partitions']:,} | "
                      f"{rx[0]['ncp'][0] if args.hierarchies else rx[0]['ncp_same_formula']:.4f} | {rx[0]['fewest']} | {rx[0]['farthest']:.3f} | "
                      f"{'passes' if all(r['verify'] for r in rx) else 'FAILS'} |")
         if t is None and not args.hierarchies:
             ap_runs = [run_child("anonypy", {"l": l}) for _ in range(args.repeat)]
             a = ap_runs[0]
             lines.append(f"| anonypy 0.2 (`Mondrian.partition` only) | {l or '-'} | - | "
-                         f"{bench.med([r['seconds'] for r in ap_runs]):.2f} | | {a['partitions']:,} | {a['ncp']:.4f} | "
+                         f"{run.med([r['seconds'] for r in ap_runs]):.2f} | | {a['partitions']:,} | {a['ncp']:.4f} | "
                          f"{a['fewest']} | {a['farthest']:.3f} | |")
     print("\n".join(lines))
 
