@@ -28,7 +28,7 @@ import pyarrow.compute as pc
 from .arrow_pack import (ITEMS_SQL_TYPE, MATCH_ARROW_TYPE, MATCH_SQL_TYPE, OWN_ITEMS_SQL_TYPE,  # noqa: F401 (the UDFs' types)
                          OWN_MATCH_ARROW_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_ARROW_TYPE, TEXT_MATCH_SQL_TYPE, _ints,
                          _list_of, _matches_array, _strings)
-from .find_read import APART, SearchForm, needle_form, special_chars
+from .find_read import ASCII_SPACE_RE2, SearchForm, needle_form
 from .glue import GLUE_RE2, clean, has_glue
 
 
@@ -69,31 +69,29 @@ class _Needles:
         rank = np.empty(n, dtype=np.int64)
         by = pa.table({"length": pc.negate(pc.utf8_length(distinct)), "needle": distinct})
         rank[pc.sort_indices(by, sort_keys=[("length", "ascending"), ("needle", "ascending")]).to_numpy()] = np.arange(n)
-        index: dict[str, int] = {}
-        norms, forms = [], []
-        pattern = np.full(n, -1, dtype=np.int64)
-        searched = np.zeros(n, dtype=bool)
-        for i, needle in enumerate(distinct.to_pylist()):
-            found = needle_form(needle)
-            searched[i] = found is not None
-            if found is None or found[1] is None:
-                continue
-            at = index.setdefault(found[1], len(forms))
-            if at == len(forms):
-                norms.append(found[0])
-                forms.append(found[1])
-            pattern[i] = at
-        self.norms = _strings(norms)
-        self.lead = np.fromiter((f[0] == "\x03" for f in forms), dtype=np.int64, count=len(forms))
-        self.trail = np.fromiter((f[-1] == "\x03" for f in forms), dtype=np.int64, count=len(forms))
-        self.automaton = ahocorasick_rs.AhoCorasick(forms) if forms else None
-        self.n_forms = max(len(forms), 1)
+        # the search forms: of ASCII needles by Arrow, of the others by needle_form
+        forms = pc.utf8_trim(pc.replace_substring_regex(pc.ascii_lower(distinct), ASCII_SPACE_RE2, " "), " ")
+        other = np.flatnonzero(~pc.string_is_ascii(distinct).to_numpy(zero_copy_only=False))
+        if len(other):
+            mask = np.zeros(n, dtype=bool)
+            mask[other] = True
+            forms = pc.replace_with_mask(forms, pa.array(mask), pa.array(
+                [needle_form(x) or "" for x in distinct.take(pa.array(other)).to_pylist()], pa.string()))
+        searched = pc.not_equal(forms, "").to_numpy(zero_copy_only=False)
+        encoded_forms = forms.dictionary_encode()
+        self.norms = encoded_forms.dictionary
+        pattern = encoded_forms.indices.to_numpy().astype(np.int64)
+        patterns = self.norms.cast(pa.binary()).to_pylist()
+        # (the automaton's numbers of the forms: "" is no pattern)
+        self.form_of = np.flatnonzero(np.fromiter(map(bool, patterns), dtype=bool, count=len(patterns)))
+        self.automaton = ahocorasick_rs.BytesAhoCorasick([patterns[i] for i in self.form_of.tolist()]) \
+            if len(self.form_of) else None
+        self.n_forms = max(len(self.norms), 1)
         group = pc.list_parent_indices(needles).to_numpy().astype(np.int64)
         needle = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64)
         keep = needle >= 0
         keep[keep] = searched[needle[keep]]
         self.has_needles = np.bincount(group[keep], minlength=len(needles)) > 0
-        keep[keep] = pattern[needle[keep]] >= 0
         group, needle = group[keep], needle[keep]
         key = group * self.n_forms + pattern[needle]
         order = np.lexsort((rank[needle], key))
@@ -120,15 +118,14 @@ def _glued(texts: pa.Array) -> np.ndarray:
 class _ReadTexts:
     """The texts of a slice read for searching: those wanted, joined by newlines into one search
     form (fast, text fast[i] from starts[i] in the joined original); the others that are wanted
-    (apart: with glue characters, which _glue_aware reads as recognition does, or find_read.APART)
-    are searched one by one."""
+    (apart: with glue characters, which _glue_aware reads as recognition does) are searched one
+    by one."""
 
     def __init__(self, texts: pa.Array, wanted: np.ndarray, glue_apart: bool = True):
         self.texts = texts
         apart = np.zeros(len(texts), dtype=bool)
         if glue_apart:
             apart |= _glued(texts)
-        apart |= pc.fill_null(pc.match_substring_regex(texts, f"[{APART}]"), False).to_numpy(zero_copy_only=False)
         self.apart = np.flatnonzero(wanted & apart)
         self.fast = np.flatnonzero(wanted & ~apart)
         chosen = texts.take(pa.array(self.fast)).to_pylist() if len(self.fast) else []
@@ -138,7 +135,7 @@ class _ReadTexts:
         self.joined = "\n".join(chosen)
         self.form = SearchForm(self.joined) if chosen else None
         if self.form is not None:
-            special = np.flatnonzero(special_chars(self.form.codes))
+            special = self.form.special
             self.plain = np.bincount(np.searchsorted(self.starts, special, side="right") - 1, minlength=len(chosen)) == 0
 
 
@@ -175,15 +172,16 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tup
     out_text, out_start, out_end, norms = [none], [none], [none], []
     form = read.form
     if form is not None and table.automaton is not None:
-        hits = table.automaton.find_matches_as_indexes(form.text, overlapping=True)
+        hits = table.automaton.find_matches_as_indexes(form.data, overlapping=True)
         pattern, m_start, m_end = np.array(hits, dtype=np.int64).reshape(-1, 3).T
-        start = form.origin[m_start + table.lead[pattern]]
-        end = form.origin[m_end - 1 - table.trail[pattern]] + 1
+        pattern = table.form_of[pattern]
+        start, end = form.original(m_start), form.original(m_end)
         text = np.searchsorted(read.starts, start, side="right") - 1
         rank = table.rank_of(group_of_text[read.fast[text]], pattern)
-        word = form.word
-        bounded = ~((start > 0) & word[np.maximum(start - 1, 0)]) & \
-            ~((end < len(word)) & word[np.minimum(end, len(word) - 1)])
+        # whole words: no word character just before or just after (the texts' newlines are none)
+        last = form.length - 1
+        bounded = ~((start > 0) & form.word(np.maximum(start - 1, 0))) & \
+            ~((end <= last) & form.word(np.minimum(end, last)))
         ok = np.flatnonzero((rank >= 0) & (end <= read.ends[text]) & bounded)
         kept = ok[_resolve(start[ok], end[ok], rank[ok])]
         text, start, end, pattern = text[kept], start[kept], end[kept], pattern[kept]
@@ -225,7 +223,7 @@ REGEX_WORK = 100_000
 
 
 def _search_one(text: str, table: _Needles) -> list[tuple[int, int, str]]:
-    """One text (as written, glue and all, none of APART) against the needles of table's group 0."""
+    """One text (as written, glue and all) against the needles of table's group 0."""
     read = _ReadTexts(pa.array([text], pa.string()), np.ones(1, dtype=bool), glue_apart=False)
     _, start, end, norm = _search(read, np.zeros(1, dtype=np.int64), table)
     return list(zip(start.tolist(), end.tolist(), norm.to_pylist()))
@@ -269,7 +267,7 @@ class Searcher:
     def _find(self, text: str) -> list[tuple[int, int, str]]:
         if not text:
             return []
-        if len(text) * len(self.needles) < REGEX_WORK or any(c in text for c in APART):
+        if len(text) * len(self.needles) < REGEX_WORK:
             return _search_regex(text, _pattern(self.needles))
         return _search_one(text, self.table)
 
