@@ -22,8 +22,6 @@ from re._casefix import _EXTRA_CASES
 import numpy as np
 
 
-
-
 def _is_word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
@@ -46,14 +44,10 @@ def _codes(text: str) -> np.ndarray:
 
 
 def _fold_code(code: int) -> int:
-    """The character re.IGNORECASE takes `code` for: one of its class (its simple lower case and
-    _EXTRA_CASES' equivalents), a word character where the class holds one. (The class of "ι"
-    holds U+0345, a combining mark and no word character: the only class that mixes the two,
-    which is why a text holding U+0345 is searched by the regular expression, see LONE_MARK.)"""
+    """The character re.IGNORECASE takes `code` for: the least of its class (its simple lower case
+    and _EXTRA_CASES' equivalents)."""
     lower = _sre.unicode_tolower(code)
-    members = (lower, *_EXTRA_CASES.get(lower, ()))
-    words = [m for m in members if _is_word(chr(m))]
-    return min(words or members)
+    return min(lower, *_EXTRA_CASES.get(lower, ()))
 
 
 class _Fold(dict):
