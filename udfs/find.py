@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from .arrow_pack import (ITEMS_SQL_TYPE, MATCH_ARROW_TYPE, MATCH_SQL_TYPE, OWN_ITEMS_SQL_TYPE,  # noqa: F401 (the UDFs' types)
                          OWN_MATCH_ARROW_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_ARROW_TYPE, TEXT_MATCH_SQL_TYPE, _ints,
-                         _list_of, _matches_array, _strings)
+                         _list_of, _matches_array)
 from .find_read import ASCII_SPACE_RE2, SearchForm, needle_form
 from .glue import GLUE_RE2, clean, has_glue
 

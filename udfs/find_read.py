@@ -47,7 +47,7 @@ def _fold_code(code: int) -> int:
     """The character re.IGNORECASE takes `code` for: the least of its class (its simple lower case
     and _EXTRA_CASES' equivalents)."""
     lower = _sre.unicode_tolower(code)
-    return min(lower, *_EXTRA_CASES.get(lower, ()))
+    return min((lower, *_EXTRA_CASES.get(lower, ())))
 
 
 class _Fold(dict):
