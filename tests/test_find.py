@@ -1,4 +1,4 @@
-"""The fast path of rx_find for ASCII texts gives exactly what the one-regex search gives."""
+"""rx_find and rx_find_texts give exactly what the one-regex search (find._alternation) gives."""
 from __future__ import annotations
 
 import random
