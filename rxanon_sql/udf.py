@@ -7,7 +7,8 @@ import threading
 import duckdb
 import pyarrow as pa
 
-from udfs.find import MATCH_SQL_TYPE, cut_arrow, find_all_arrow
+from udfs.arrow_pack import MATCH_SQL_TYPE, cut_arrow
+from udfs.find import find_all_arrow
 
 _FIND = "rx_find"
 _NER = "rx_ner"
@@ -58,7 +59,7 @@ def register_find(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def register_cut(con: duckdb.DuckDBPyConnection) -> None:
-    """rx_cut(text, starts, ends): the pieces of a text (udfs/find.py), for terms.sql and
+    """rx_cut(text, starts, ends): the pieces of a text (udfs/arrow_pack.py), for terms.sql and
     rebuild_texts.sql."""
     replace_function(con, "rx_cut", cut_arrow, ["VARCHAR", "INTEGER[]", "INTEGER[]"], "VARCHAR[]")
 

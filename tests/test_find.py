@@ -1,11 +1,9 @@
-"""The fast path of rx_find for ASCII texts gives exactly what the one-regex search gives."""
+"""rx_find and rx_find_texts give exactly what the one-regex search (find._alternation) gives."""
 from __future__ import annotations
 
 import random
 
 import pyarrow as pa
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from udfs import find
 
@@ -15,12 +13,16 @@ def _regex(text, needles):
     return [] if pat is None else [(m.start(), m.end(), " ".join(m.group(0).lower().split())) for m in pat.finditer(text)]
 
 
-def test_ascii_fast_path_equals_alternation():
+def test_automaton_equals_alternation():
     rng = random.Random(3)
+    rows = []
     for _ in range(20000):
         text = "".join(rng.choice("ab AB_-.1\n\t") for _ in range(rng.randint(1, 25)))
         needles = ["".join(rng.choice("abAB _-.1") for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(1, 4))]
-        assert find._find_ascii(text, needles) == _regex(text, needles), (text, needles)
+        rows.append((text, needles))
+    out = find.find_all_arrow(pa.array([t for t, _ in rows]), pa.array([n for _, n in rows]))
+    for (text, needles), got in zip(rows, out.to_pylist()):
+        assert [(m["start_pos"], m["end_pos"], m["needle"]) for m in got] == _regex(text, needles), (text, needles)
 
 
 def test_arrow_shape():
@@ -109,20 +111,16 @@ def test_own_needles_searched_apart_in_the_same_pass():
         assert sum(not m["own"] for group in expected for m in group) > 100
 
 
-def test_many_candidates_of_a_needle_scanned_at_once(monkeypatch):
-    # A needle with many candidates in one text is matched by one scan of the text instead of
-    # at each candidate: the same matches whether every text is scanned, some or none, on texts
-    # beyond ASCII and on long mojibake texts where a lone letter beyond ASCII is a needle.
+def test_texts_beyond_ascii_and_long_mojibake_texts():
+    # on texts beyond ASCII and on long mojibake texts where a lone letter beyond ASCII is a needle
     rng = random.Random(31)
     groups = [_groups(rng, "ab AB_-.1\nzöÖé\xa0’ıİſKΣσς\x01\x02", "abAB _-.1öÖ\xa0’ıſσς\x01", 600)]
     letters = "åäçèöÃ¤Ã©â€™ ab\n"
     items = [[{"id": 10 * g + i, "text": "".join(rng.choice(letters) for _ in range(rng.randint(50, 400)))}
               for i in range(3)] for g in range(60)]
     groups.append((items, [rng.sample(["å", "ä", "ç", "è", "Ã¤", "ab", "åä", "a b", "â€"], 4) for _ in items]))
-    for chars in (10 ** 9, 50, 0):
-        monkeypatch.setattr(find, "SCAN_CHARS", chars)
-        counts = [_group_search_equals_text_search(items, needle_sets) for items, needle_sets in groups]
-        assert counts[0] > 50 and counts[1] > 500
+    counts = [_group_search_equals_text_search(items, needle_sets) for items, needle_sets in groups]
+    assert counts[0] > 50 and counts[1] > 500
 
 
 def test_group_search_on_words():
@@ -159,14 +157,3 @@ def test_group_search_on_words_apart_by_any_white_space():
     for slice_bytes in (50, 1 << 20):
         assert find.find_texts_sliced(arrow_items, pa.array(needle_sets), slice_bytes).to_pylist() == expected
     assert sum(map(len, expected)) > 3000
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="aZ_9 -.@", max_size=12),
-                          st.text(alphabet="aZ_9 -.@’\t\n\x0b\x1cöİıſK\x01\x02\xa0", max_size=12)), min_size=1, max_size=30))
-def test_needles_prepared_by_arrow_as_one_by_one(needles):
-    # Arrow prepares the needles of printable ASCII and spaces, _needle_info the others: every
-    # column of every needle is what _needle_info alone gives.
-    columns = find._needle_columns(pa.array(needles, type=pa.string()))
-    got = [tuple(c[i].as_py() if isinstance(c, pa.Array) else c[i].item() for c in columns) for i in range(len(needles))]
-    assert got == [find._needle_info(n) for n in needles]

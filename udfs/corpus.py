@@ -22,7 +22,8 @@ import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
 
-from .find import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _is_word, _list_of, _strings
+from .arrow_pack import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _list_of, _strings
+from .find_read import _codes, _flags, _is_word
 from .glue import GLUE_RUN, glue_runs, is_glue
 
 # `capital`: every word of the match begins with a capital or a digit (corpus_needles.sql's cased
@@ -40,29 +41,12 @@ _ASCII_UPPER_OR_DIGIT[48:58] = True
 _ASCII_GLUE = np.array([is_glue(chr(c)) for c in range(128)])
 
 
-def _flags(codes: np.ndarray, ascii_table: np.ndarray, test) -> np.ndarray:
-    """ascii_table[code] for ASCII code points, test(chr(code)) for the others (each distinct
-    code point tested once)."""
-    out = np.zeros(len(codes), dtype=bool)
-    low = codes < 128
-    out[low] = ascii_table[codes[low]]
-    if not low.all():
-        high = codes[~low]
-        distinct, inverse = np.unique(high, return_inverse=True)
-        out[~low] = np.fromiter((test(chr(c)) for c in distinct), dtype=bool, count=len(distinct))[inverse]
-    return out
-
-
 def _lower(text: str) -> str:
     lowered = text.lower()
     if len(lowered) == len(text):
         return lowered
     # ("İ".lower() is two characters: such a character stays as it is, so offsets still agree)
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-
-
-def _codes(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
 
 
 def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]]) -> tuple[str, np.ndarray, np.ndarray]:

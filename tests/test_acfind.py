@@ -1,0 +1,67 @@
+"""The Aho-Corasick search of udfs/find.py finds what the regular expression finds (its oracle,
+find._alternation), as properties on random texts and needles: unicode, case forms re equates,
+white space of every kind, glue characters, needles that overlap one another."""
+from __future__ import annotations
+
+import sys
+
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from udfs import find
+from udfs.find_read import _fold_code
+
+# letters, digits and _, punctuation, white space beyond a space, characters re folds to ASCII
+# letters (ı İ ſ K), sigma's case forms, U+0345 (no word character, whose fold ι is one), glue
+# (zero-width space, soft hyphen, NUL, \x03), and a letter outside the BMP
+ALPHABET = "abAB_9 -.’\t\n\x0b\x1c\xa0\u2003öÖıİſKΣσςͅι\u200b\xad\x00\x03𝒜"
+texts = st.text(alphabet=ALPHABET, max_size=40)
+needles = st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=6), max_size=6)
+
+
+def oracle(text, needle_list):
+    pattern = find._alternation(needle_list)
+    return [] if not text else find._glue_aware(text, lambda t: find._search_regex(t, pattern))
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, needles)
+def test_one_text_by_the_automaton_is_the_regular_expression(text, needle_list):
+    needle_list = [n for n in needle_list if n.strip()]
+    if not text or not needle_list:
+        return
+    table = find._Needles(pa.array([needle_list], pa.list_(pa.string())))
+    assert find._search_one(text, table) == find._search_regex(text, find._alternation(needle_list))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(texts, needles), min_size=1, max_size=8))
+def test_rows_with_their_own_needles_are_the_regular_expression(rows):
+    out = find.find_all_arrow(pa.array([t for t, _ in rows], pa.string()), pa.array([n for _, n in rows], pa.list_(pa.string())))
+    assert [[(m["start_pos"], m["end_pos"], m["needle"]) for m in row] for row in out.to_pylist()] == \
+        [oracle(t, n) for t, n in rows]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.lists(texts, max_size=4), needles), min_size=1, max_size=6), st.sampled_from([1, 30, 1 << 20]))
+def test_groups_of_texts_sliced_anywhere_are_the_regular_expression(groups, slice_bytes):
+    items = [[{"id": 10 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
+                for row, (_, ns) in zip(items, groups)]
+    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), slice_bytes)
+    assert out.to_pylist() == expected
+
+
+def test_overlapping_needles_and_white_space():
+    text = "New\t\tYork  City, new york; NEW-YORK cityscape ſt. louis İstanbul ΟΔΟΣ"
+    needle_list = ["new york", "york city", "new  york city", "new", "city", "st. louis", "istanbul", "οδοσ", "ς"]
+    got = find.find_all_arrow(pa.array([text]), pa.array([needle_list])).to_pylist()[0]
+    assert [(m["start_pos"], m["end_pos"], m["needle"]) for m in got] == oracle(text, needle_list)
+    assert [m["needle"] for m in got] == ["new york city", "new york", "new", "ſt. louis", "i̇stanbul", "οδος"]
+
+
+def test_the_fold_keeps_white_space():
+    # The search form folds, then reads white space in the fold: it must be the original's.
+    assert not [c for c in range(sys.maxunicode + 1) if chr(c).isspace() != chr(_fold_code(c)).isspace()]
