@@ -136,6 +136,17 @@ def _apply(spec: dict) -> dict:
             "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused, "duckdb_mb": held, "rss_end": rss_end}
 
 
+def adult_database(db: str) -> str:
+    """UCI Adult as table `adult` (with an id per row) in DuckDB file db, built once."""
+    if not Path(db).exists():
+        import duckdb
+        con = duckdb.connect(db)
+        con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
+                    f"FROM read_csv('{ADULT}', delim=';', header=true)")
+        con.close()
+    return db
+
+
 def _adult_frame():
     import pandas as pd
     df = pd.read_csv(ADULT, sep=";")

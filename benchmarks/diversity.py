@@ -89,13 +89,7 @@ def main() -> None:
     args = ap.parse_args()
     if not bench.ADULT.exists():
         raise SystemExit(f"{bench.ADULT} not present")
-    db = str(Path(args.workdir) / "adult_diversity.duckdb")
-    if not Path(db).exists():
-        import duckdb
-        con = duckdb.connect(db)
-        con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
-                    f"FROM read_csv('{bench.ADULT}', delim=';', header=true)")
-        con.close()
+    db = bench.adult_database(str(Path(args.workdir) / "adult_diversity.duckdb"))
     lines = ["### Sensitive salary-class on UCI Adult (30,162 rows, 8 quasi-identifiers, k = 5)"
              + (", ARX's hierarchies" if args.hierarchies else ""), "",
              f"median of {args.repeat} runs; NCP = mean NCP_A over records, "

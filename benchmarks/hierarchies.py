@@ -19,11 +19,11 @@ from pathlib import Path
 
 import duckdb
 
+from children import ADULT_QIS as QIS, adult_database
 from rxanon_sql.config import parse_config
 from rxanon_sql.pipeline import apply
 
 ADULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "adult"
-QIS = ("sex", "age", "race", "marital-status", "education", "native-country", "workclass", "occupation")
 
 # The mean over records of ARX's normalised loss per attribute, then over the attributes (numeric
 # without a hierarchy: its range's share, as in NCP).
@@ -70,10 +70,8 @@ def main() -> None:
     ap.add_argument("--k", type=int, nargs="+", default=[5])
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as work:
-        db = str(Path(work) / "adult.duckdb")
+        db = adult_database(str(Path(work) / "adult.duckdb"))
         con = duckdb.connect(db)
-        con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
-                    f"FROM read_csv('{ADULT / 'adult.csv'}', delim=';', header=true)")
         rows = con.execute("SELECT count(*) FROM adult").fetchall()[0][0]
         con.close()
         print(f"### UCI Adult ({rows:,} rows, 8 quasi-identifiers, lambda = 1): NCP_A with and without "

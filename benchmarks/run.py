@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from children import ADULT, AFTER_NER, BLOGS, CHILDREN, STAGES
+from children import ADULT, AFTER_NER, BLOGS, CHILDREN, STAGES, adult_database
 
 
 # --- the parent: run children, take medians, print tables ------------------------------------------
@@ -231,13 +231,7 @@ def cmd_ner(args) -> str:
 def cmd_adult(args) -> str:
     if not ADULT.exists():
         return f"(skipped: {ADULT} not present)\n"
-    db = str(Path(args.workdir) / "adult.duckdb")
-    if not Path(db).exists():
-        import duckdb
-        con = duckdb.connect(db)
-        con.execute("CREATE TABLE adult AS SELECT CAST(row_number() OVER () AS INTEGER) AS id, * "
-                    f"FROM read_csv('{ADULT}', delim=';', header=true)")
-        con.close()
+    db = adult_database(str(Path(args.workdir) / "adult.duckdb"))
     rx = [run_child("rx_adult", {"db": db, "k": 5, "memory_limit": args.memory_limit}) for _ in range(args.repeat)]
     try:
         import anonypy  # noqa: F401
