@@ -428,12 +428,19 @@ ORDER BY f.row_id, f.attribute, f.start_pos;
 -- that won. The sweep (sweep.sql) replaces those the release replaces elsewhere for the person.
 -- (A table: a retuned run starts after linking.)
 CREATE OR REPLACE TABLE rx.bare_occurrences AS
+-- (each occurrence under its own surface's norm, as propagate_terms.sql names a match and as the
+-- leak check searches: the needle that found it may be another surface of the same key)
 WITH occurrences AS (
-    SELECT t.row_id, t.person, t.attribute, o.start_pos, o.end_pos, o.needle AS norm
-    FROM surface_occurrences AS o
-    JOIN rx.texts AS t ON t.text_id = o.text_id
-    ANTI JOIN rx.terms AS k
-        ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos = o.start_pos AND k.end_pos = o.end_pos
+    SELECT DISTINCT o.row_id, o.person, o.attribute, o.start_pos, o.end_pos,
+           lower(regexp_replace(o.surface, '\s+', ' ', 'g')) AS norm
+    FROM (
+        SELECT t.row_id, t.person, t.attribute, o.start_pos, o.end_pos,
+               substring(t.text, o.start_pos + 1, o.end_pos - o.start_pos) AS surface
+        FROM surface_occurrences AS o
+        JOIN rx.texts AS t ON t.text_id = o.text_id
+        ANTI JOIN rx.terms AS k
+            ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos = o.start_pos AND k.end_pos = o.end_pos
+    ) AS o
 ),
 -- (inside a longer term: paired within buckets of 256 characters, as terms.sql pairs spans)
 o AS (

@@ -11,6 +11,7 @@ from ..config import Config
 from ..errors import ConfigError
 from ..sqlrun import drop_temporary, run_file, table
 from . import REGISTRY, expansions
+from udfs.glue import GLUE_RE2
 
 
 def write_settings(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
@@ -32,7 +33,7 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
     s = cfg.schema
     operators = [cls() for cls in REGISTRY.values()]
     write_settings(con, cfg)
-    run_file(con, "operator_terms", s)
+    run_file(con, "operator_terms", s, glue=GLUE_RE2)
     counts: dict = {}
     for op in operators:
         counts.update(op.prepare(con, cfg))
