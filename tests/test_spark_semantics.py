@@ -29,6 +29,11 @@ def spark():
                .config("spark.default.parallelism", "1")
                .config("spark.driver.memory", "512m")
                .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.ui.showConsoleProgress", "false")
+               # (tiny queries: compiling generated code and re-planning cost more than running)
+               .config("spark.sql.codegen.wholeStage", "false")
+               .config("spark.sql.adaptive.enabled", "false")
+               .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
                .getOrCreate())
     session.sparkContext.setLogLevel("FATAL")
     yield session

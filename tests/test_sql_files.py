@@ -31,7 +31,6 @@ def test_transpiles_to_spark(name):
     assert "[:" not in text.replace("[:alnum:]", ""), "list slices do not parse"
 
 
-
 # The DATE columns the files compute with (rx.qi_values.day, the date hierarchy's node bounds).
 DATE_COLUMNS = {"day", "node_first", "node_last"}
 
