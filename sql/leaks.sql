@@ -24,7 +24,7 @@ leak_needles AS (
 -- per text would prepare the person's needles again for each of their texts.
 -- (Materialized: the numbers must be the same where the matches are joined back.)
 person_texts AS MATERIALIZED (
-    SELECT row_number() OVER () AS text_id, r.row_id, r.person, r.attribute, r.text
+    SELECT row_number() OVER (ORDER BY r.row_id, r.attribute) AS text_id, r.row_id, r.person, r.attribute, r.text
     FROM rx.audit_texts AS r
     SEMI JOIN leak_needles AS n ON n.person = r.person
     WHERE r.text IS NOT NULL

@@ -64,7 +64,7 @@ WHERE n.needle IS NOT NULL OR f.needle IS NOT NULL
 GROUP BY k.key;
 
 CREATE OR REPLACE TEMP TABLE needle_sets AS
-SELECT row_number() OVER () AS set_id, needles
+SELECT row_number() OVER (ORDER BY needles) AS set_id, needles
 FROM (SELECT DISTINCT needles FROM key_needles) AS d;
 
 CREATE OR REPLACE TEMP TABLE mention_needles AS

@@ -16,7 +16,7 @@ WHERE NOT drawn;
 -- " night"): a match that overlaps the surrogate is a failure. The contexts hold the
 -- neighbouring terms as written, so most matches are theirs and do not count.
 CREATE OR REPLACE TEMP TABLE fresh_contexts AS
-SELECT row_number() OVER () AS context_id, *, before || canon || after AS text
+SELECT row_number() OVER (ORDER BY person, label, norm, canon, before, after) AS context_id, *, before || canon || after AS text
 FROM (
     SELECT DISTINCT k.person, k.label, k.norm, k.canon,
            substring(x.text, greatest(t.start_pos - 60, 0) + 1, t.start_pos - greatest(t.start_pos - 60, 0)) AS before,

@@ -20,7 +20,7 @@ WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 -- $batches for the batch, every batch would read all the texts.
 CREATE OR REPLACE TEMP TABLE person_batches AS
 WITH sizes AS (
-    SELECT person, sum(strlen(text)) AS size
+    SELECT person, sum(octet_length(encode(text))) AS size
     FROM rx.texts
     GROUP BY person
 ),

@@ -29,7 +29,7 @@ cut AS (
                  list(o.start_pos) AS gap_ends, list(CASE WHEN o.is_last THEN o.end_pos ELSE 0 END) AS tail_starts,
                  list(CASE WHEN o.is_last THEN 2147483647 ELSE 0 END) AS tail_ends
           FROM ordered AS o
-          SEMI JOIN original_texts AS l ON l.row_id = o.row_id AND l.attribute = o.attribute AND strlen(l.text) > 4096
+          SEMI JOIN original_texts AS l ON l.row_id = o.row_id AND l.attribute = o.attribute AND octet_length(encode(l.text)) > 4096
           GROUP BY o.row_id, o.attribute) AS g
     JOIN original_texts AS t ON t.row_id = g.row_id AND t.attribute = g.attribute
 ),
@@ -40,7 +40,7 @@ pieces AS (
            || CASE WHEN o.is_last THEN substring(t.text, o.end_pos + 1) ELSE '' END AS piece
     FROM ordered AS o
     JOIN original_texts AS t ON t.row_id = o.row_id AND t.attribute = o.attribute
-    WHERE strlen(t.text) <= 4096
+    WHERE octet_length(encode(t.text)) <= 4096
     UNION ALL
     SELECT o.row_id, o.attribute, o.start_pos, o.is_last, o.earlier, c.gap || o.replacement || c.tail
     FROM ordered AS o

@@ -13,7 +13,7 @@ SELECT row_id, attribute, text FROM rx.audit_texts WHERE text IS NOT NULL;
 -- with the overlap conditions is planned as two joins.)
 CREATE OR REPLACE TABLE rx.released_spans AS
 WITH term_buckets AS (
-    SELECT rowid AS id, row_id, attribute, start_pos, end_pos,
+    SELECT row_id, attribute, start_pos, end_pos,
            unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
     FROM rx.terms
 ),
@@ -22,19 +22,23 @@ replacement_buckets AS (
            unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
     FROM rx.replacements
 ),
+-- (a term is told apart by its place, not by a rowid, which Spark has not: two terms at the
+-- same place overlap the same replacements)
+overlapped AS (
+    SELECT DISTINCT t.row_id, t.attribute, t.start_pos, t.end_pos
+    FROM term_buckets AS t
+    JOIN replacement_buckets AS r
+        ON r.row_id = t.row_id AND r.attribute = t.attribute AND r.bucket = t.bucket
+       AND r.start_pos < t.end_pos AND t.start_pos < r.end_pos
+),
 spans AS (
     SELECT row_id, attribute, start_pos, end_pos, length(replacement) AS released_length, 'replacement' AS kind
     FROM rx.replacements
     UNION ALL
     SELECT t.row_id, t.attribute, t.start_pos, t.end_pos, t.end_pos - t.start_pos, 'term'
     FROM rx.terms AS t
-    WHERE t.rowid NOT IN (
-        SELECT t.id
-        FROM term_buckets AS t
-        JOIN replacement_buckets AS r
-            ON r.row_id = t.row_id AND r.attribute = t.attribute AND r.bucket = t.bucket
-           AND r.start_pos < t.end_pos AND t.start_pos < r.end_pos
-    )
+    ANTI JOIN overlapped AS o
+        ON o.row_id = t.row_id AND o.attribute = t.attribute AND o.start_pos = t.start_pos AND o.end_pos = t.end_pos
 ),
 shifted AS (
     SELECT *,

@@ -28,7 +28,7 @@
 
 -- The original texts, each as its list of lower-case tokens (once: both counts below read it).
 CREATE OR REPLACE TEMP TABLE residual_original_tokens AS
-SELECT person, row_number() OVER () AS text_id, regexp_extract_all(lower(text), $token) AS tokens
+SELECT person, row_number() OVER (ORDER BY person, text) AS text_id, regexp_extract_all(lower(text), $token) AS tokens
 FROM residual_originals
 WHERE text IS NOT NULL;
 
@@ -79,7 +79,7 @@ GROUP BY c.token;
 -- character and the sequence is its first group.)
 CREATE OR REPLACE TEMP TABLE residual_sequences AS
 WITH raw AS (
-    SELECT row_number() OVER () AS seq_id, row_id, person, attribute, phrase,
+    SELECT row_number() OVER (ORDER BY row_id, attribute, phrase) AS seq_id, row_id, person, attribute, phrase,
            regexp_extract_all(lower(phrase), $token) AS tokens
     FROM (
         SELECT row_id, person, attribute, unnest(regexp_extract_all(text, $sequence, 1)) AS phrase

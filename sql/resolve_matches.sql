@@ -10,11 +10,13 @@
 -- ("50" of the CARDINAL "224 50", a MONEY elsewhere): the span is gone then, and "224" with it.
 -- A rare word that is no number ("30ish" of "5.30ish") stays a match: the span may yet give way
 -- to another match ("5" of a MONEY elsewhere), and the word with it.
--- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans.)
+-- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans. A match is
+-- told apart by its values, not by a rowid, which Spark has not: what decides on a match reads
+-- only its values, so its duplicates go with it either way.)
 DELETE FROM counted_matches
-WHERE rowid IN (
+WHERE (text_id, start_pos, end_pos, needle) IN (
     WITH matches AS (
-        SELECT m.rowid AS id, t.row_id, t.attribute, m.start_pos, m.end_pos,
+        SELECT m.text_id, m.needle, t.row_id, t.attribute, m.start_pos, m.end_pos,
                n.label = 'RARE' AND regexp_matches(m.needle, '^[0-9]+$') AS rare_number,
                unnest(range(m.start_pos // 256, greatest(m.end_pos - 1, m.start_pos) // 256 + 1)) AS bucket
         FROM counted_matches AS m
@@ -28,12 +30,13 @@ WHERE rowid IN (
         WHERE source <> 'identifier' AND label NOT IN (SELECT label FROM rx.labels)
     ),
     paired AS (
-        SELECT m.id, m.rare_number, f.row_id, f.attribute, f.start_pos, f.end_pos
+        SELECT m.text_id, m.needle, m.start_pos AS match_start, m.end_pos AS match_end, m.rare_number,
+               f.row_id, f.attribute, f.start_pos, f.end_pos
         FROM matches AS m
         JOIN f ON f.row_id = m.row_id AND f.attribute = m.attribute AND f.bucket = m.bucket
               AND f.start_pos < m.end_pos AND m.start_pos < f.end_pos
     )
-    SELECT p.id
+    SELECT p.text_id, p.match_start, p.match_end, p.needle
     FROM paired AS p
     ANTI JOIN (SELECT row_id, attribute, start_pos, end_pos FROM paired WHERE NOT rare_number) AS apart
         ON apart.row_id = p.row_id AND apart.attribute = p.attribute
@@ -49,9 +52,9 @@ WHERE rowid IN (
 -- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans: paired
 -- within the whole text, a dense text's matches met all its spans.)
 DELETE FROM counted_matches
-WHERE rowid IN (
+WHERE (text_id, start_pos, end_pos, needle) IN (
     WITH m AS (
-        SELECT rowid AS id, text_id, start_pos, end_pos,
+        SELECT text_id, needle, start_pos, end_pos,
                unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
         FROM counted_matches
     ),
@@ -60,7 +63,7 @@ WHERE rowid IN (
                unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
         FROM blocking
     )
-    SELECT m.id
+    SELECT m.text_id, m.start_pos, m.end_pos, m.needle
     FROM m
     JOIN b ON b.text_id = m.text_id AND b.bucket = m.bucket AND b.start_pos < m.end_pos AND m.start_pos < b.end_pos
     WHERE NOT (m.start_pos <= b.start_pos AND b.end_pos <= m.end_pos

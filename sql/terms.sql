@@ -30,7 +30,7 @@ WITH kept_labels AS (
 -- text's length.
 cut AS (
     SELECT t.text_id, t.row_id, t.person, t.attribute, c.entities,
-           CASE WHEN strlen(t.text) > 4096
+           CASE WHEN octet_length(encode(t.text)) > 4096
                 THEN rx_cut(t.text, list_transform(c.entities, lambda e: greatest(e.start_pos, 1) - 1),
                             list_transform(c.entities, lambda e: e.end_pos + 1))
                 ELSE list_transform(c.entities, lambda e: substring(t.text, e.start_pos, e.end_pos - e.start_pos + 2))
@@ -40,11 +40,14 @@ cut AS (
     WHERE c.fingerprint = (SELECT fingerprint FROM rx.params)
 ),
 cached AS (
-    SELECT text_id, row_id, person, attribute, unnest(entities) AS e, unnest(contexts) AS context
+    -- (span_no, the span's place in its text's list, tells the spans of a text apart: an
+    -- explicit id, where DuckDB's rowid has no counterpart on Spark, and no sort to number them)
+    SELECT text_id, row_id, person, attribute, unnest(entities) AS e, unnest(contexts) AS context,
+           unnest(range(len(entities))) AS span_no
     FROM cut
 ),
 spans AS (
-    SELECT c.text_id, c.row_id, c.person, c.attribute, c.e.start_pos, c.e.end_pos, c.e.label, c.e.source,
+    SELECT c.text_id, c.span_no, c.row_id, c.person, c.attribute, c.e.start_pos, c.e.end_pos, c.e.label, c.e.source,
            l.sensitive,
            -- (an empty or reversed span has no context, and is never settled)
            CASE WHEN c.e.start_pos >= 0 AND c.e.end_pos > c.e.start_pos THEN c.context END AS context,
@@ -72,7 +75,7 @@ settle AS (
                 OR code_after = 96 OR code_after BETWEEN 123 AND 127), false) AS settled
     FROM codes
 )
-SELECT text_id, row_id, person, attribute, label, source,
+SELECT text_id, span_no, row_id, person, attribute, label, source,
        CASE WHEN settled THEN start_pos END AS trimmed_start,
        start_pos, end_pos, term, sensitive, settled
 FROM settle;
@@ -80,27 +83,27 @@ FROM settle;
 -- The spans not settled above, trimmed and widened (with the text once more, which the few of
 -- them take by their text_id). Even among them, most edges are settled by a test of one
 -- character's code point; the regular expressions only run on the others.
-INSERT INTO found_raw (text_id, row_id, person, attribute, label, source, trimmed_start, start_pos, end_pos, term, sensitive, settled)
+INSERT INTO found_raw (text_id, span_no, row_id, person, attribute, label, source, trimmed_start, start_pos, end_pos, term, sensitive, settled)
 --
 -- Each span reads its text only 64 characters either side: it takes that window (`text`, from
 -- `off` on; positions below are the window's), cut by rx_cut once per text. Joined to each span,
 -- the whole text would be copied for each span, in the square of the text's length for one
 -- dense text.
 WITH pending AS (
-    SELECT rowid AS id, text_id, greatest(start_pos - 64, 0) AS off, greatest(start_pos, end_pos) + 64 AS stop
+    SELECT span_no, text_id, greatest(start_pos - 64, 0) AS off, greatest(start_pos, end_pos) + 64 AS stop
     FROM found_raw
     WHERE trimmed_start IS NULL
 ),
 windows AS (
-    SELECT unnest(p.ids) AS id, unnest(p.offs) AS off, unnest(rx_cut(t.text, p.offs, p.stops)) AS text
-    FROM (SELECT text_id, list(id) AS ids, list(off) AS offs, list(stop) AS stops FROM pending GROUP BY text_id) AS p
+    SELECT p.text_id, unnest(p.spans) AS span_no, unnest(p.offs) AS off, unnest(rx_cut(t.text, p.offs, p.stops)) AS text
+    FROM (SELECT text_id, list(span_no) AS spans, list(off) AS offs, list(stop) AS stops FROM pending GROUP BY text_id) AS p
     JOIN rx.texts AS t ON t.text_id = p.text_id
 ),
 cached AS (
-    SELECT f.text_id, f.row_id, f.person, f.attribute, w.text, w.off, f.start_pos - w.off AS start_pos,
+    SELECT f.text_id, f.span_no, f.row_id, f.person, f.attribute, w.text, w.off, f.start_pos - w.off AS start_pos,
            f.end_pos - w.off AS end_pos, f.label, f.source, f.sensitive
     FROM found_raw AS f
-    JOIN windows AS w ON w.id = f.rowid
+    JOIN windows AS w ON w.text_id = f.text_id AND w.span_no = f.span_no
 ),
 spans AS (
     SELECT *, substring(text, start_pos + 1, end_pos - start_pos) AS term,
@@ -111,7 +114,7 @@ spans AS (
     FROM cached
 ),
 trimmed AS (
-    SELECT text_id, row_id, person, attribute, text, off, label, source, sensitive, proper,
+    SELECT text_id, span_no, row_id, person, attribute, text, off, label, source, sensitive, proper,
            start_pos + CASE WHEN first_code BETWEEN 48 AND 57 OR first_code BETWEEN 65 AND 90
                                  OR first_code BETWEEN 97 AND 122 THEN 0
                             ELSE length(regexp_extract(term, '^[^\pL\pN]*')) END AS start_pos,
@@ -144,7 +147,7 @@ edges AS (
              ELSE 0 END AS grow_right
     FROM neighbours
 )
-SELECT text_id, row_id, person, attribute, label, source,
+SELECT text_id, span_no, row_id, person, attribute, label, source,
        start_pos + off AS trimmed_start,
        CAST(start_pos - grow_left + off AS INTEGER) AS start_pos,
        CAST(end_pos + grow_right + off AS INTEGER) AS end_pos,
@@ -177,7 +180,7 @@ DELETE FROM found_raw WHERE trimmed_start IS NULL;
 -- whole text, the spans of one dense text met each other all, in the square of their number.
 CREATE OR REPLACE TEMP TABLE terms_found AS
 WITH placed AS (
-    SELECT rowid AS id, text_id, start_pos, end_pos,
+    SELECT span_no, text_id, start_pos, end_pos,
            unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
     FROM found_raw
 ),
@@ -185,10 +188,10 @@ overlapping AS (
     SELECT DISTINCT a.text_id
     FROM placed AS a
     JOIN placed AS b ON b.text_id = a.text_id AND b.bucket = a.bucket
-    WHERE b.id <> a.id AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
+    WHERE b.span_no <> a.span_no AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
 ),
 compared AS (
-    SELECT rowid AS id, text_id, start_pos, end_pos, sensitive, trimmed_start, label, source,
+    SELECT span_no, text_id, start_pos, end_pos, sensitive, trimmed_start, label, source, settled,
            unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
     FROM found_raw
     WHERE text_id IN (SELECT text_id FROM overlapping)
@@ -205,14 +208,14 @@ SELECT a.row_id, a.person, a.attribute, a.start_pos, a.end_pos, a.term,
                   ELSE trim(a.term) END) AS norm,
        a.label, a.source
 FROM found_raw AS a
--- (rowid tells the spans of this temporary table apart, without numbering them; two spans that
--- tie on everything compared are the same span from the same source, and either may stay. On
--- Spark, monotonically_increasing_id() would number them.)
-WHERE a.rowid NOT IN (
-    SELECT a.id
+-- (text_id and span_no tell the spans apart; two spans that tie on everything compared are the
+-- same span from the same source, and either may stay: a settled one, then the earlier in the
+-- text's list, as the rowid once chose, which put the spans settled at once first.)
+WHERE (a.text_id, a.span_no) NOT IN (
+    SELECT a.text_id, a.span_no
     FROM compared AS a
     JOIN compared AS b ON b.text_id = a.text_id AND b.bucket = a.bucket
-    WHERE b.id <> a.id
+    WHERE b.span_no <> a.span_no
       AND b.start_pos < a.end_pos AND a.start_pos < b.end_pos
       AND (b.sensitive AND NOT a.sensitive
            OR b.sensitive = a.sensitive
@@ -222,7 +225,10 @@ WHERE a.rowid NOT IN (
                            OR b.trimmed_start = a.trimmed_start
                               AND (b.label < a.label
                                    OR b.label = a.label
-                                      AND (b.source < a.source OR b.source = a.source AND b.id < a.id)))))
+                                      AND (b.source < a.source
+                                           OR b.source = a.source
+                                              AND (b.settled AND NOT a.settled
+                                                   OR b.settled = a.settled AND b.span_no < a.span_no))))))
 );
 
 -- (A row put in and taken out again: DuckDB 2.0.0 loses a later insert of 122,880 rows or more

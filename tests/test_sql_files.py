@@ -31,6 +31,98 @@ def test_transpiles_to_spark(name):
     assert "[:" not in text.replace("[:alnum:]", ""), "list slices do not parse"
 
 
+# The DATE columns the files compute with (rx.qi_values.day, the date hierarchy's node bounds).
+DATE_COLUMNS = {"day", "node_first", "node_last"}
+
+
+def _is_date(e: exp.Expression) -> bool:
+    return (isinstance(e, exp.Cast) and e.to.is_type("date", "timestamp")) or \
+        (isinstance(e, exp.Column) and e.name.lower() in DATE_COLUMNS)
+
+
+def test_casts_of_a_fractional_number_to_an_integer_are_the_known_ones():
+    """A cast of a fractional DOUBLE to an integer rounds on DuckDB (half to even) and truncates
+    on Spark. rx.qi_values.num is the one DOUBLE the files cast so, in these places, which are
+    open for issue 21 (docs/spark.md); a new one is a new difference between the engines."""
+    found = []
+    for name in FILES:
+        text = resources.files("sql").joinpath(name).read_text()
+        for s in (s for s in sqlglot.parse(text, read="duckdb") if s is not None):
+            for c in s.find_all(exp.Cast):   # (TryCast is a Cast)
+                if c.to.is_type(*exp.DataType.INTEGER_TYPES) and isinstance(c.this, exp.Column) and c.this.name == "num":
+                    found.append((name, c.sql("duckdb")))
+    assert sorted(set(found)) == [("linking.sql", "TRY_CAST(v.num AS INT)"), ("mention_needles.sql", "TRY_CAST(v.num AS INT)")]
+
+
+def _row_number_orders(statement: exp.Expression):
+    """Each row_number() window of `statement` with its ORDER BY (None without one); a named
+    window (`OVER w`) takes the ORDER BY of its WINDOW clause."""
+    named = {w.this.name: w for s in statement.find_all(exp.Select) for w in s.args.get("windows") or []}
+    for w in statement.find_all(exp.Window):
+        if isinstance(w.this, exp.RowNumber):
+            spec = named.get(w.alias) if w.alias and not w.args.get("order") else w
+            yield w, spec.args.get("order") if spec else None
+
+
+def _portability_problems(statement: exp.Expression) -> list[str]:
+    """What in `statement` runs on DuckDB but not on Spark, or differently there (docs/spark.md;
+    tests/test_spark_semantics.py shows what each gives on either engine)."""
+    problems = [f"row_number() without ORDER BY: {w.sql('duckdb')}"
+                for w, order in _row_number_orders(statement) if order is None]
+    problems += [f"rowid: {c.parent.sql('duckdb')[:120]}" for c in statement.find_all(exp.Column)
+                 if c.name.lower() == "rowid"]
+    problems += [f"{f.name}, which Spark has not or computes otherwise: {f.sql('duckdb')}"
+                 for f in statement.find_all(exp.Anonymous) if f.name.lower() in ("strlen", "hash")]
+    problems += [f"substring from below 1: {f.sql('duckdb')}" for f in statement.find_all(exp.Substring)
+                 if (start := f.args.get("start")) is not None and start.is_int and start.to_py() < 1]
+    problems += [f"regexp_replace without 'g' (the first match on DuckDB, all on Spark): {f.sql('duckdb')}"
+                 for f in statement.find_all(exp.RegexpReplace)
+                 if f.args.get("modifiers") is None or "g" not in f.args["modifiers"].name]
+    problems += [f"a date minus a date, an interval on Spark (date_diff): {f.sql('duckdb')}"
+                 for f in statement.find_all(exp.Sub) if _is_date(f.this) or _is_date(f.expression)]
+    return problems
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_portable_to_spark(name):
+    """The files avoid what runs differently on Spark: row_number() without ORDER BY numbers rows
+    in whatever order each engine reads them (Spark rejects it); rowid does not exist on Spark;
+    strlen neither (octet_length(encode(x)) counts the same bytes on both); and the functions
+    that give another result there without an error."""
+    text = resources.files("sql").joinpath(name).read_text()
+    for s in (s for s in sqlglot.parse(text, read="duckdb") if s is not None):
+        problems = _portability_problems(s)
+        if name == "linking.sql":
+            # Left for the engine work (docs/spark.md): linking joins its links back to
+            # terms_found on the rowid; numbering every term with row_number() sorts all terms,
+            # several per cent of the run after NER.
+            problems = [p for p in problems if not p.startswith("rowid: ")]
+        assert not problems, (name, problems)
+
+
+@pytest.mark.parametrize("query, ok", [
+    ("SELECT row_number() OVER () AS n FROM t", False),
+    ("SELECT row_number() OVER (PARTITION BY a) AS n FROM t", False),
+    ("SELECT row_number() OVER w AS n FROM t WINDOW w AS (PARTITION BY a)", False),
+    ("SELECT row_number() OVER (ORDER BY a) AS n FROM t", True),
+    ("SELECT row_number() OVER w - 1 AS n FROM t WINDOW w AS (PARTITION BY a ORDER BY b)", True),
+    ("SELECT t.rowid AS id FROM t", False),
+    ("DELETE FROM t WHERE rowid IN (SELECT 1)", False),
+    ("SELECT strlen(x), 1 FROM t", False),
+    ("SELECT octet_length(encode(x)) FROM t", True),
+    ("SELECT hash(x) FROM t", False),
+    ("SELECT md5(x) FROM t", True),
+    ("SELECT substring(x, 0, 2) FROM t", False),
+    ("SELECT substring(x, p + 1, 2), substring(x, 1) FROM t", True),
+    ("SELECT regexp_replace(x, 'a', 'b') FROM t", False),
+    ("SELECT regexp_replace(x, 'a', 'b', 'g') FROM t", True),
+    ("SELECT DATE '2004-01-01' - v.day FROM t AS v", False),
+    ("SELECT date_diff('day', DATE '2004-01-01', v.day), v.num - 1 FROM t AS v", True),
+])
+def test_portability_check_rejects_what_it_names(query, ok):
+    assert (not _portability_problems(sqlglot.parse_one(query, read="duckdb"))) == ok
+
+
 def test_rows_inserted_after_an_empty_create_stay_visible():
     """DuckDB 2.0.0 loses a later insert of 122,880 rows or more into a table created empty in the
     same transaction (scans and joins see none of its rows). The files put a row into such a table
