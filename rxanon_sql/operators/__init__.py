@@ -1,4 +1,4 @@
-"""Text operators (issue 6): what replaces a term that cannot be kept, found by name.
+"""Text operators: what replaces a term that cannot be kept, found by name.
 
 A term that not every person of its partition has is replaced by the operator of its label
 (`[text.operators]`, else `anonymization.operator`). Each operator is one class in one file of
