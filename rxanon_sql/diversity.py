@@ -16,7 +16,7 @@ from sqlglot import exp
 from .config import Config
 from .errors import InputError
 from .release import class_members_query
-from .sqlrun import col, drop_temporary, ident, lit, run, run_file, table, union_all
+from .sqlrun import col, column_types, drop_temporary, ident, lit, run, run_file, table, union_all
 
 # DuckDB's number types: a sensitive column of one of these is ordered by number
 NUMBER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
@@ -26,15 +26,10 @@ _TEMPORARY = ("sensitive_source", "sensitive_values", "sensitive_domain", "class
               "class_diversity")
 
 
-def _types(con: duckdb.DuckDBPyConnection, source: exp.Table) -> dict[str, str]:
-    described = run(con, exp.Describe(this=exp.select("*").from_(source.copy()))).fetchall()
-    return {r[0]: r[1] for r in described}
-
-
 def _source_query(con: duckdb.DuckDBPyConnection, cfg: Config, source: exp.Table) -> exp.Expression:
     """(person, attribute, value, sort_key, ordered), one row per row of `source` and sensitive
     attribute."""
-    types = _types(con, source)
+    types = column_types(con, source)
     selects = []
     for a in cfg.sensitive:
         value = exp.cast(col(a.name), "VARCHAR")

@@ -229,9 +229,14 @@ def create_schema(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     run(con, exp.Create(this=exp.Table(this=ident(schema)), kind="SCHEMA", exists=True))
 
 
+def column_types(con: duckdb.DuckDBPyConnection, relation: exp.Table) -> dict[str, str]:
+    """A table's or view's columns, in order, with their DuckDB types."""
+    return {r[0]: r[1] for r in con.execute(f"DESCRIBE {relation.sql(DIALECT)}").fetchall()}
+
+
 def column_names(con: duckdb.DuckDBPyConnection, relation: exp.Table) -> list[str]:
     """The names of a table's or view's columns, in order."""
-    return [r[0] for r in con.execute(f"DESCRIBE {relation.sql(DIALECT)}").fetchall()]
+    return list(column_types(con, relation))
 
 
 # The tables and views rxanon-sql wrote into its output schema: pipeline.check_schema_is_ours
