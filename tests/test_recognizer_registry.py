@@ -116,14 +116,14 @@ def test_a_surrogate_comes_from_the_recognizer(badges):
         register(badges)
 
 
-@pytest.mark.parametrize("cls, error", [
-    (type("NotARecognizer", (), {"label": "X"}), TypeError),
-    (type("Lower", (PatternRecognizer,), {"label": "badge", "pattern": "x"}), ValueError),
-    (type("NoLabel", (PatternRecognizer,), {"pattern": "x"}), ValueError),
-    (type("NoFind", (Recognizer,), {"label": "NOFIND"}), TypeError),
+@pytest.mark.parametrize("cls", [
+    type("NotARecognizer", (), {"label": "X"}),
+    type("Lower", (PatternRecognizer,), {"label": "badge", "pattern": "x"}),
+    type("NoLabel", (PatternRecognizer,), {"pattern": "x"}),
+    type("NoFind", (Recognizer,), {"label": "NOFIND"}),
 ])
-def test_register_refuses_what_it_could_not_run(cls, error):
-    with pytest.raises(error, match=cls.__name__):
+def test_register_refuses_what_it_could_not_run(cls):
+    with pytest.raises(ConfigError, match=cls.__name__):
         register(cls)
     assert cls not in recognizers.registered()
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+from rxanon_sql.errors import ConfigError
+
 from .base import PatternRecognizer, Recognizer, Scan
 
 __all__ = ["PatternRecognizer", "Recognizer", "Scan", "register", "unregister", "registered", "labels",
@@ -31,14 +33,15 @@ def _key(cls: type) -> str:
 
 def register(cls: type[Recognizer]) -> type[Recognizer]:
     """Class decorator: run this recognizer from now on. Its label must be upper case, as the
-    configuration's labels are."""
+    configuration's labels are. A class it cannot run is refused as the text operators' registry
+    refuses one: a ConfigError, which the command line prints as one line."""
     if not (isinstance(cls, type) and issubclass(cls, Recognizer)):
-        raise TypeError(f"register: {cls!r} is not a subclass of udfs.recognizers.Recognizer")
+        raise ConfigError(f"rule recognizer {cls!r} is not a subclass of udfs.recognizers.Recognizer")
     label = cls.label
     if not isinstance(label, str) or not label or label != label.upper() or not label.replace("_", "").isalnum():
-        raise ValueError(f"register: {cls.__qualname__}.label must be an upper-case word, got {label!r}")
+        raise ConfigError(f"rule recognizer {cls.__qualname__}: label must be an upper-case word, got {label!r}")
     if cls.find is Recognizer.find:
-        raise TypeError(f"register: {cls.__qualname__} does not define find")
+        raise ConfigError(f"rule recognizer {cls.__qualname__} does not define find")
     _registry[_key(cls)] = cls
     _cache.clear()
     return cls
