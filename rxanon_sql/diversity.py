@@ -33,14 +33,15 @@ def _source_query(con: duckdb.DuckDBPyConnection, cfg: Config, source: exp.Table
     selects = []
     for a in cfg.sensitive:
         value = exp.cast(col(a.name), "VARCHAR")
+        numeric = types[a.name].split("(")[0] in NUMBER_TYPES
         if a.order:
             key = exp.func("list_position", exp.cast(exp.Array(expressions=[lit(v) for v in a.order]), "VARCHAR[]"),
                            value.copy())
-        elif types[a.name].split("(")[0] in NUMBER_TYPES:
+        elif numeric:
             key = exp.cast(col(a.name), "DOUBLE")
         else:
             key = exp.cast(exp.null(), "DOUBLE")
-        ordered = bool(a.order) or types[a.name].split("(")[0] in NUMBER_TYPES
+        ordered = bool(a.order) or numeric
         selects.append(exp.select(col("person"), exp.alias_(lit(a.name), "attribute"), exp.alias_(value, "value"),
                                   exp.alias_(exp.cast(key, "DOUBLE"), "sort_key"),
                                   exp.alias_(exp.Boolean(this=ordered), "ordered")).from_(source.copy()))
