@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import duckdb
+import sqlglot
 from sqlglot import exp
 
 from .config import Config, ConfigError
@@ -145,8 +146,11 @@ def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     if cfg.text_columns:
         texts = _texts_of(table("dataset", s), cfg, with_rows=True)
         # text_id: one number per text, which rx_find_texts carries through a person's texts
+        # (numbered in a total order: Spark numbers no unordered window)
         query = exp.select("*", exp.alias_(exp.func("md5", col("text")), "text_hash"),
-                           exp.alias_(exp.Window(this=exp.RowNumber()), "text_id")).from_(
+                           exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[
+                               exp.Ordered(this=col("row_id")), exp.Ordered(this=col("attribute"))])),
+                               "text_id")).from_(
             exp.Subquery(this=texts, alias=exp.TableAlias(this=ident("t"))))
     else:
         # No text columns: an empty table of the same shape (person keeps its type).
@@ -190,7 +194,7 @@ SEARCH_BATCH_BYTES = 32 << 20
 
 def search_batches(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
     """How many batches the searches over rx.texts take (run_file's batches)."""
-    total = run(con, exp.select(exp.func("sum", exp.func("strlen", col("text"))))
+    total = run(con, exp.select(exp.func("sum", sqlglot.parse_one("octet_length(encode(text))", read="duckdb")))
                 .from_(table("texts", cfg.schema))).fetchall()[0][0] or 0
     return max(1, -(-int(total) // SEARCH_BATCH_BYTES))
 

@@ -79,6 +79,8 @@ def counted(function, on_rows):
             done += len(values)
             on_rows(done)
         return out
+    # (an engine whose UDFs run in other processes calls the function itself: Spark)
+    call.__wrapped__ = function
     return call
 
 

@@ -33,7 +33,7 @@ parts AS (
           FROM found
           WHERE label IN ('PERSON', 'ORG', 'GPE', 'FAC', 'LOC') AND source <> 'identifier') AS f
     CROSS JOIN unnest(f.words) AS u(word)
-    WHERE len(f.words) > 1 AND length(u.word) > 1 AND regexp_matches(u.word, '^\p{Lu}')
+    WHERE array_length(f.words) > 1 AND length(u.word) > 1 AND regexp_matches(u.word, '^\p{Lu}')
       AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
            OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
 ),
@@ -71,9 +71,9 @@ rare_wholes AS (
 person_sequences AS (
     SELECT DISTINCT w.person, array_to_string(list_slice(w.words, a.i, a.i + b.n - 1), ' ') AS seq
     FROM (SELECT * FROM written_sequences SEMI JOIN rare_wholes AS r ON r.words = written_sequences.words) AS w
-    CROSS JOIN unnest(range(1, len(w.words))) AS a(i)
+    CROSS JOIN unnest(range(1, array_length(w.words))) AS a(i)
     CROSS JOIN unnest(range(2, 5)) AS b(n)
-    WHERE a.i + b.n - 1 <= len(w.words)
+    WHERE a.i + b.n - 1 <= array_length(w.words)
       -- ("From Lyon", "Good English", "London Would": a run that begins or ends with one of the
       -- most frequent words is the capital of a sentence's start or of a name beside it)
       AND w.words[a.i] NOT IN (SELECT word FROM rx.frequent_words)

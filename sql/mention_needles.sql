@@ -56,7 +56,7 @@ GROUP BY row_id;
 
 CREATE OR REPLACE TEMP TABLE key_needles AS
 SELECT k.key, list_sort(list_distinct(array_agg(coalesce(n.needle, f.needle)))) AS needles
-FROM (SELECT key, CAST(unnest(string_split(key, ',')) AS BIGINT) AS nid
+FROM (SELECT key, unnest(list_transform(string_split(key, ','), lambda n: CAST(n AS BIGINT))) AS nid
       FROM (SELECT DISTINCT key FROM row_keys) AS d) AS k
 LEFT JOIN needle_numbers AS n ON n.nid = k.nid
 LEFT JOIN number_forms AS f ON f.value = -k.nid

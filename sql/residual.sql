@@ -92,7 +92,7 @@ WITH raw AS (
 inner_bounds AS (
     SELECT r.seq_id, min(u.i) AS first_i, max(u.i) AS last_i
     FROM raw AS r
-    CROSS JOIN unnest(range(1, len(r.tokens) + 1)) AS u(i)
+    CROSS JOIN unnest(range(1, array_length(r.tokens) + 1)) AS u(i)
     WHERE r.tokens[u.i] NOT IN (SELECT word FROM rx_residual.frequent_words)
     GROUP BY r.seq_id
 )
@@ -102,7 +102,7 @@ inner_bounds AS (
 SELECT r.row_id, r.person, r.attribute, r.phrase, list_slice(r.tokens, b.first_i, b.last_i) AS tokens
 FROM raw AS r
 JOIN inner_bounds AS b ON b.seq_id = r.seq_id
-WHERE b.last_i > b.first_i AND len(r.tokens) < 5;
+WHERE b.last_i > b.first_i AND array_length(r.tokens) < 5;
 
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
 -- consecutive tokens. A text position is tried only where the sequence's first three tokens

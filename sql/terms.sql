@@ -43,7 +43,7 @@ cached AS (
     -- (span_no, the span's place in its text's list, tells the spans of a text apart: an
     -- explicit id, where DuckDB's rowid has no counterpart on Spark, and no sort to number them)
     SELECT text_id, row_id, person, attribute, unnest(entities) AS e, unnest(contexts) AS context,
-           unnest(range(len(entities))) AS span_no
+           unnest(range(array_length(entities))) AS span_no
     FROM cut
 ),
 spans AS (

@@ -119,7 +119,17 @@ class CorpusSearcher:
                     index[k] = len(self.norms)
                     self.norms.append([norm])
         self.empty = not self.norms
-        self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(list(index))
+        self._keys = list(index)
+        self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(self._keys)
+
+    # The automaton cannot be pickled: an engine that ships the UDF to its workers (Spark) sends
+    # the keys, and each worker builds the automaton again.
+    def __getstate__(self):
+        return {**self.__dict__, "automaton": None}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(self._keys)
 
     def search(self, texts: list[str | None]) -> tuple[np.ndarray, ...]:
         """Every whole-word match in all texts, overlapping ones too: (index of the text, start,

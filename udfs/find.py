@@ -58,6 +58,7 @@ class _Needles:
     group's alternation (the best place of the group's needles of that form)."""
 
     def __init__(self, needles: pa.Array):
+        self._source = needles
         if isinstance(needles, pa.ChunkedArray):
             needles = needles.combine_chunks()
         self.sets = needles
@@ -99,6 +100,11 @@ class _Needles:
         first = np.ones(len(key), dtype=bool)
         first[1:] = key[1:] != key[:-1]
         self.pair_key, self.pair_rank = key[first], best[first]
+
+    def __reduce__(self):
+        # (the automaton cannot be pickled: an engine that ships a UDF to its workers, Spark,
+        # sends the needles, and each worker builds the automaton again)
+        return _Needles, (self._source,)
 
     def rank_of(self, group: np.ndarray, form: np.ndarray) -> np.ndarray:
         """The place of each (group, form) in the group's alternation, -1 where the group has no
