@@ -136,6 +136,44 @@ def _apply(spec: dict) -> dict:
             "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused, "duckdb_mb": held, "rss_end": rss_end}
 
 
+def child_spark_apply(spec: dict) -> dict:
+    """apply on a local Spark (rxanon_sql/spark.py) over the relations of spec["db"], written to
+    Parquet once, with its NER cache copied from the DuckDB file (filled by the generator), so
+    that the run does no NER, as the DuckDB runs."""
+    import duckdb
+    import shutil
+    import tomllib
+    from rxanon_sql.config import parse_config
+    from rxanon_sql.generate import config_text
+    from rxanon_sql.pipeline import apply
+    from rxanon_sql.spark import open_release
+    work = Path(spec["workdir"])
+    inputs = {n: str(work / f"{n}.parquet") for n in ("authors", "posts")}
+    if not all(Path(p).exists() for p in inputs.values()):
+        work.mkdir(parents=True, exist_ok=True)
+        duck = duckdb.connect(spec["db"], read_only=True)
+        for n, p in inputs.items():
+            duck.execute(f"COPY {n} TO '{p}'")
+        duck.execute(f"COPY rx.ner_cache TO '{work / 'ner_cache.parquet'}'")
+        duck.close()
+    release = work / "release"
+    shutil.rmtree(release, ignore_errors=True)
+    start = time.perf_counter()
+    con = open_release(str(release), spec.get("master", "local[2]"), {**inputs, "ner_seed": str(work / "ner_cache.parquet")})
+    started = time.perf_counter() - start
+    con.execute("CREATE SCHEMA rx")
+    con.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+    con.execute("COMMIT")
+    cfg = parse_config(tomllib.loads(config_text(1))).with_overrides(k=spec.get("k"), lam=spec.get("lam"))
+    before = con.statements
+    start = time.perf_counter()
+    report = apply(con, cfg, reuse=False)
+    wall = time.perf_counter() - start
+    ncp = con.execute(f'SELECT ncp_a, ncp_x, ncp, partitions FROM "{cfg.schema}".ncp').fetchall()[0]
+    return {"timings": report.timings, "counts": report.counts, "wall": wall, "ncp": ncp, "startup": started,
+            "statements": con.statements - before, "ok": report.verdict.ok}
+
+
 def adult_database(db: str) -> str:
     """UCI Adult as table `adult` (with an id per row) in DuckDB file db, built once."""
     if not Path(db).exists():
@@ -320,5 +358,5 @@ def child_floor(spec: dict) -> dict:
     return {"steps": steps, "run": run, "peak_total": _peak_mb()}
 
 
-CHILDREN = {"build": child_build, "apply": child_apply, "anonypy": child_anonypy, "rx_adult": child_rx_adult,
+CHILDREN = {"build": child_build, "apply": child_apply, "spark_apply": child_spark_apply, "anonypy": child_anonypy, "rx_adult": child_rx_adult,
             "ner": child_ner, "floor": child_floor}

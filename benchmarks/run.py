@@ -7,6 +7,7 @@
     python benchmarks/run.py cache                     # a second apply with other k, lambda runs no NER
     python benchmarks/run.py ner --posts 1500          # words/s: nlp.pipe vs the UDF with 1 and 2 processes
     python benchmarks/run.py adult --repeat 3          # relational Mondrian vs anonypy on UCI Adult
+    python benchmarks/run.py spark --persons 1000 5000 # after NER: DuckDB vs a local Spark (pip install ".[spark]")
     python benchmarks/run.py all
 
 Every measurement runs in a fresh subprocess (its side: children.py), so that its peak RSS is its own. Per stage, the
@@ -120,6 +121,33 @@ def cmd_synthetic(args) -> str:
                    f"(at 5,000 authors); peak {peak:.0f} MB vs 456 MB\n")
         out.append(retune_table(args, db))
     return "\n".join(out)
+
+
+def cmd_spark(args) -> str:
+    """The same generated data through both engines, NER cache filled (no NER in either run)."""
+    lines = ["### DuckDB and a local Spark (rxanon_sql/spark.py), the same input", "",
+             f"median of {args.repeat} runs each; k = 5, lambda = 0.5; Spark `local[2]`, its start not counted", "",
+             "| authors | DuckDB after NER s | Spark after NER s | Spark / DuckDB | Spark statements | Spark s per "
+             "statement | same partitions and NCP |", "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for n in args.persons:
+        db = build(args, f"synthetic_{n}x{args.posts}_s{args.seed}", persons=n, posts=args.posts, seed=args.seed)
+        duck = repeat_apply(args, db, k=5, lam=0.5)
+        spark = [run_child("spark_apply", {"db": db, "k": 5, "lam": 0.5,
+                                           "workdir": str(Path(args.workdir) / f"spark_{n}x{args.posts}")})
+                 for _ in range(args.repeat)]
+        d = med([sum(r["timings"][s] for s in AFTER_NER) for r in duck])
+        sp = med([sum(r["timings"][s] for s in AFTER_NER) for r in spark])
+        statements = spark[0]["statements"]
+        # (NCP_A, NCP_X, NCP and the partition count, and Spark's release passed its check)
+        same = all(r["ok"] for r in spark) and all(
+            (x is None) == (y is None) and (x is None or abs(x - y) < 1e-9) for x, y in zip(spark[0]["ncp"], duck[0]["ncp"]))
+        lines.append(f"| {n:,} | {d:.2f} | {sp:.2f} | {sp / d:.1f}x | {statements} | "
+                     f"{med([r['wall'] for r in spark]) / statements:.2f} | {'yes' if same else 'NO'} |")
+        lines.append("")
+        lines.append("Spark by stage (median s): " + ", ".join(
+            f"{s} {med([r['timings'][s] for r in spark]):.1f}" for s in STAGES if s in spark[0]["timings"]))
+        lines.append(f"session start: {med([r['startup'] for r in spark]):.1f} s")
+    return "\n".join(lines + [""])
 
 
 # DuckDB memory limits for `floor`: the default of the other benchmarks, then lower ones.
@@ -260,7 +288,7 @@ def main() -> None:
         print(json.dumps(CHILDREN[sys.argv[2]](json.loads(sys.argv[3])), default=str))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult", "all"))
+    ap.add_argument("what", choices=("synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult", "spark", "all"))
     ap.add_argument("--persons", type=int, nargs="+", default=None)
     ap.add_argument("--posts", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)

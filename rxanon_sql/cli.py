@@ -61,6 +61,45 @@ def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def _engine_options(command):
+    """--engine and the Spark engine's options, for the commands that read or write a release."""
+    for option in reversed((
+            click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+                         help="duckdb: DB is a DuckDB file. spark: DB is a release folder (Parquet), written by a "
+                              "Spark session."),
+            click.option("--spark-master", default="local[2]", show_default=True,
+                         help="Spark's master: local[N], spark://host:port, or sc://host for Spark Connect."),
+            click.option("--input", "inputs", multiple=True, metavar="NAME=PATH",
+                         help="With --engine spark: a configured relation read from a Parquet file or folder, or "
+                              "a CSV file with a header (repeat for each; Spark's own tables are found by name)."))):
+        command = option(command)
+    return command
+
+
+def _open(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False):
+    """The connection a command runs against: a DuckDB file, or a Spark session on a release folder."""
+    if engine == "duckdb":
+        if inputs:
+            _fail("--input is read with --engine spark only; load a file into DuckDB with `rxanon-sql load`")
+        return _connect(db, read_only)
+    try:
+        from .spark import open_release
+        import pyspark  # noqa: F401
+    except ImportError:
+        _fail("--engine spark needs pyspark: pip install 'rxanon-sql[spark]' (and Java 17)")
+    pairs = {}
+    for item in inputs:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            _fail(f"--input {item!r}: give NAME=PATH")
+        pairs[name] = path
+    if not read_only:
+        _writable(db, "release folder")
+    con = open_release(db, spark_master, pairs, read_only=read_only)
+    click.get_current_context().call_on_close(con.close)
+    return con
+
+
 def _writable(path: str, what: str) -> None:
     if not Path(path).parent.is_dir():
         _fail(f"{what} {path!r}: directory {str(Path(path).parent)!r} not found")
@@ -186,15 +225,16 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
+@_engine_options
 def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, workers, operator, memory_limit, rebuild,
-              quiet) -> None:
+              quiet, engine, spark_master, inputs) -> None:
     """Anonymize the relations of DB as configured.
 
     Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
     cfg = load_config(config_path).with_overrides(k=k, lam=lam, l=l_, t=t_, strategy=strategy, schema=schema,
                                                   workers=workers, operator=operator)
-    con = _connect(db)
-    if memory_limit is not None:
+    con = _open(db, engine, spark_master, inputs)
+    if memory_limit is not None and engine == "duckdb":
         try:
             con.execute("SET memory_limit = ?", [memory_limit])
         except duckdb.Error as e:
@@ -295,12 +335,13 @@ def report_cmd(db: str, out: str, schema: str, png_dir) -> None:
 @click.option("--strict", is_flag=True, help="Fail also when the residual audit finds suspects: tokens or "
               "capitalised sequences of the released texts, not common words, that the original texts of fewer "
               "than k persons hold.")
-def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
+@_engine_options
+def verify_cmd(db: str, schema: str, k, strict: bool, engine, spark_master, inputs) -> None:
     """Check that the release in DB is k-anonymous and leaks no term.
 
     Exits 0 when every equivalence class holds k persons and no suppressed term is left in the
     released texts; else lists what fails and exits 1."""
-    con = _connect(db, read_only=True)
+    con = _open(db, engine, spark_master, inputs, read_only=True)
     try:
         with _readable(db):
             _verify_and_exit(con, schema, k, strict)
@@ -314,7 +355,8 @@ def verify_cmd(db: str, schema: str, k, strict: bool) -> None:
 @click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")
 @click.option("--allow-unverified", is_flag=True, help="Write the release even when it fails verify's check "
               "(or without checking it).")
-def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
+@_engine_options
+def export(db: str, out: str, schema: str, allow_unverified: bool, engine, spark_master, inputs) -> None:
     """Write the verified release to a .parquet or .csv file.
 
     Writes only rx.release to OUT, and only if it passes verify's check (without the residual
@@ -325,7 +367,7 @@ def export(db: str, out: str, schema: str, allow_unverified: bool) -> None:
     if suffix not in (".parquet", ".csv"):
         _fail(f"export file {out!r} must end in .parquet or .csv")
     _writable(out, "export file")
-    con = _connect(db, read_only=True)
+    con = _open(db, engine, spark_master, inputs, read_only=True)
     with _readable(db):
         try:
             # (checked here and now rather than read from a recorded verdict: the release may have

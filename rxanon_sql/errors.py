@@ -29,6 +29,10 @@ class PipelineNotFound(RxAnonSqlError, RuntimeError):
     """The configured spaCy pipeline is not installed."""
 
 
+class EngineError(RxAnonSqlError):
+    """A statement the engine refused (Spark: the statement and Spark's own line)."""
+
+
 class ReleaseRejected(RxAnonSqlError):
     """A release that fails its check: the run that built it rolls back and publishes nothing.
     Not bad input: the command line reports the verdict and exits 1, not 2."""

@@ -15,10 +15,12 @@ Parquet and published in one rename (`rxanon_sql/spark_store.py`).
 """
 from __future__ import annotations
 
-import datetime as dt
-import decimal
+import json
 import os
+import shutil
 import sys
+import tempfile
+import time
 
 import duckdb
 import numpy as np
@@ -27,8 +29,11 @@ import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
-READ = "duckdb"
-WRITE = "spark"
+from .errors import InputError
+from .spark_dialect import (READ, WRITE, SparkCatalogError, SparkEngineError, bind, catalog_rewrite, duckdb_type, reads_catalog,
+                            spark_type, table_view, to_spark)
+
+MANIFEST = "manifest.json"
 
 
 def _first_line(e: Exception) -> str:
@@ -51,13 +56,8 @@ def _first_line(e: Exception) -> str:
     return lines[0] if lines else type(e).__name__
 
 
-class SparkEngineError(duckdb.Error):
-    """A statement Spark refused, with the statement: a duckdb.Error, so that the stages' handling
-    of a failed statement is the same on both engines."""
-
-
-class SparkCatalogError(SparkEngineError, duckdb.CatalogException):
-    """No such table or view."""
+# Settings of every session on top of session()'s own (tests set those for tiny tables).
+SESSION_CONF: dict[str, str] = {}
 
 
 def session(master: str = "local[2]", app: str = "rxanon-sql", conf: dict | None = None):
@@ -72,123 +72,48 @@ def session(master: str = "local[2]", app: str = "rxanon-sql", conf: dict | None
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.session.timeZone": "UTC",
-        # DuckDB's ANSI behaviour where the SQL relies on it: a bad cast fails, integer overflow fails
+        # (not ANSI: an index beyond the end of a list is NULL, as DuckDB reads it, not an error)
         "spark.sql.ansi.enabled": "false",
         "spark.sql.shuffle.partitions": "4",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.caseSensitive": "true",
+        **SESSION_CONF,
         **(conf or {}),
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("OFF")
+    # (a refused statement is the run's error, said once in one line: not also Spark's log entry
+    # with the plan, which SQLQueryContextLogger writes whatever the level above)
+    jvm = spark.sparkContext._jvm
+    jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
+        "SQLQueryContextLogger", jvm.org.apache.logging.log4j.Level.OFF)
     return spark
 
 
-# ---------------------------------------------------------------------------------------------
-# names
-
-def view_name(schema: str | None, name: str) -> str:
-    """The temporary view that stands for <schema>.<name>: `main` and `temp` are Spark's own
-    namespace (the user's relations and the run's temporary tables), any other schema a prefix."""
-    if not schema or schema in ("main", "temp"):
-        return name
-    return f"{schema}__{name}"
-
-
-def _table_view(t: exp.Table) -> str:
-    catalog, db = t.catalog or None, t.db or None
-    if catalog == "temp":
-        return t.name
-    return view_name(db, t.name)
-
-
-def _rename_tables(tree: exp.Expression, targets: set[int] = frozenset()) -> exp.Expression:
-    """Every table reference of the statement as its view's name. A renamed table read without an
-    alias keeps its old name as alias, for the columns qualified by it."""
-    for t in list(tree.find_all(exp.Table)):
-        if not isinstance(t.this, exp.Identifier):
-            continue
-        new = _table_view(t)
-        if new == t.name and not t.db and not t.catalog:
-            continue
-        old = t.name
-        t.set("catalog", None)
-        t.set("db", None)
-        t.set("this", exp.to_identifier(new, quoted=True))
-        if id(t) not in targets and not t.alias and new != old:
-            t.set("alias", exp.TableAlias(this=exp.to_identifier(old, quoted=True)))
-    return tree
-
-
-# ---------------------------------------------------------------------------------------------
-# parameters
-
-def _literal(value) -> exp.Expression:
-    if value is None:
-        return exp.Null()
-    if isinstance(value, bool):
-        return exp.Boolean(this=value)
-    if isinstance(value, (int, np.integer)):
-        return exp.Literal.number(int(value))
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        if v != v or v in (float("inf"), float("-inf")):
-            return exp.cast(exp.Literal.string(str(v)), "DOUBLE")
-        return exp.cast(exp.Literal.number(repr(v)), "DOUBLE")
-    if isinstance(value, decimal.Decimal):
-        return exp.Literal.number(str(value))
-    if isinstance(value, str):
-        return exp.Literal.string(value)
-    if isinstance(value, dt.datetime):
-        return exp.cast(exp.Literal.string(value.isoformat(sep=" ")), "TIMESTAMP")
-    if isinstance(value, dt.date):
-        return exp.cast(exp.Literal.string(value.isoformat()), "DATE")
-    if isinstance(value, (list, tuple)):
-        return exp.Array(expressions=[_literal(v) for v in value])
-    raise TypeError(f"no Spark literal for a parameter of type {type(value).__name__}")
-
-
-def bind(tree: exp.Expression, params) -> exp.Expression:
-    """The statement with its parameters as literals (`?` in order, `$name` by name)."""
-    if params is None:
-        return tree
-    holders = [p for p in tree.walk(bfs=False) if isinstance(p, exp.Placeholder)]
-    if isinstance(params, dict):
-        for p in holders:
-            p.replace(_literal(params[p.name]))
-    else:
-        params = list(params)
-        if len(holders) != len(params):
-            raise SparkEngineError(f"{len(holders)} parameters in the statement, {len(params)} given")
-        for p, v in zip(holders, params):
-            p.replace(_literal(v))
-    return tree
-
-
-# ---------------------------------------------------------------------------------------------
-# types
-
-def spark_type(duckdb_type: str) -> str:
-    """A DuckDB type name as Spark's DDL type."""
-    return _datatype(_rewrite(exp.DataType.build(str(duckdb_type), dialect=READ))).sql(WRITE)
-
-
-_DUCK_TYPES = {"string": "VARCHAR", "int": "INTEGER", "integer": "INTEGER", "bigint": "BIGINT",
-               "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE", "float": "FLOAT",
-               "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP", "timestamp_ntz": "TIMESTAMP",
-               "binary": "BLOB", "void": "INTEGER"}
-
-
-def duckdb_type(spark_type_name: str) -> str:
-    """A Spark type's simple string as DuckDB names it (as DESCRIBE shows it)."""
-    name = spark_type_name.strip()
-    if name in _DUCK_TYPES:
-        return _DUCK_TYPES[name]
-    if name.startswith("decimal"):
-        return name.upper()
-    return exp.DataType.build(name, dialect=WRITE).sql(READ)
+def open_release(folder: str, master: str = "local[2]", inputs: dict[str, str] | None = None,
+                 read_only: bool = False) -> "SparkConnection":
+    """A Spark session on the release folder, with each input relation (name -> Parquet file or
+    folder, or CSV file with a header) as a view of that name. Tables of Spark's catalogue are
+    read under their own names."""
+    spark = session(master)
+    # (a session is one process's: its temporary views are those of the last release it opened)
+    for t in spark.catalog.listTables():
+        if t.isTemporary:
+            spark.catalog.dropTempView(t.name)
+    for name, path in (inputs or {}).items():
+        if not os.path.exists(path) and "://" not in path:
+            raise InputError(f"--input {name}={path}: no such file or folder")
+        reader = spark.read.option("header", True).option("inferSchema", True).csv if path.lower().endswith(".csv") \
+            else spark.read.parquet
+        try:
+            reader(path).createOrReplaceTempView(name)
+        except Exception as e:
+            raise InputError(f"--input {name}={path}: {_first_line(e)}") from None
+    if read_only and not os.path.exists(os.path.join(folder, MANIFEST)):
+        raise InputError(f"release folder {folder!r} holds no release (no {MANIFEST}); run `rxanon-sql apply` first")
+    return SparkConnection(spark, folder, read_only=read_only)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,6 +178,19 @@ class SparkResult:
         return self.arrow().to_pandas()
 
     @property
+    def shape(self) -> tuple[int, int]:
+        table = self.arrow()
+        return table.num_rows, table.num_columns
+
+    def write_parquet(self, path: str) -> None:
+        import pyarrow.parquet as pq
+        pq.write_table(self.arrow(), path)
+
+    def write_csv(self, path: str) -> None:
+        import pyarrow.csv as pcsv
+        pcsv.write_csv(self.arrow(), path)
+
+    @property
     def description(self):
         names = self._df.columns if self._df is not None else self._columns or []
         return [(n,) for n in names]
@@ -264,16 +202,99 @@ class SparkResult:
 class SparkConnection:
     """The DuckDB connection's face on a SparkSession (see the module's docstring)."""
 
-    def __init__(self, spark, scratch: str):
+    def __init__(self, spark, folder: str, read_only: bool = False):
         self.spark = spark
-        # where every table of the run is written (the staging folder of spark_store.py)
-        self.scratch = scratch
+        # The release folder: manifest.json names the Parquet folder (under tables/) of each
+        # committed table and the SQL of each committed view. Every table a statement writes is a
+        # new folder; COMMIT replaces the manifest in one rename, so a reader, or a run that
+        # stops half-way, sees the last committed release whole.
+        self.folder = os.path.abspath(folder)
+        self.read_only = read_only
+        self._tables_dir = os.path.join(self.folder, "tables")
+        self._stamp = f"{time.time_ns():x}"
         self._version = 0
         self._udfs: dict[str, object] = {}
         # view -> (kind, temporary) as DuckDB's catalogue would list the table it stands for
         self._kinds: dict[str, tuple[str, bool]] = {}
+        self._where: dict[str, str] = {}        # table view -> its rows' folder
+        self._views: dict[str, str] = {}        # view -> its Spark SQL, in the order of creation
         self.statements = 0
         self.log: list[str] | None = None
+        # (a read-only session, verify's or export's, writes its temporary tables elsewhere)
+        self._scratch = tempfile.mkdtemp(prefix="rxanon-spark-") if read_only else None
+        if not read_only:
+            os.makedirs(self._tables_dir, exist_ok=True)
+        self._load()
+        if not read_only:
+            self._collect_garbage()
+
+    # -- the release: load, commit, roll back ------------------------------------------------
+
+    def _manifest_path(self) -> str:
+        return os.path.join(self.folder, MANIFEST)
+
+    def _load(self) -> None:
+        """The committed tables and views as this session's views."""
+        try:
+            with open(self._manifest_path(), encoding="utf-8") as f:
+                manifest = json.load(f)
+        except FileNotFoundError:
+            return
+        for view, folder in manifest["tables"].items():
+            self.spark.read.parquet(os.path.join(self._tables_dir, folder)).createOrReplaceTempView(view)
+            self._where[view] = os.path.join(self._tables_dir, folder)
+            self._kinds[view] = ("TABLE", False)
+        pending = dict(manifest["views"])
+        while pending:      # (a view is created after those it reads)
+            done = []
+            for view, sql in pending.items():
+                try:
+                    self.spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW `{view}` AS {sql}")
+                except Exception:
+                    continue
+                self._views[view] = sql
+                self._kinds[view] = ("VIEW", False)
+                done.append(view)
+            if not done:
+                raise SparkEngineError(f"{self._manifest_path()}: views {sorted(pending)} cannot be read")
+            for view in done:
+                del pending[view]
+
+    def _committed(self, view: str) -> bool:
+        """Whether a view is part of the release: a table or view of a schema other than main."""
+        return "__" in view and not self._kinds.get(view, ("", False))[1]
+
+    def commit(self) -> None:
+        if self.read_only:
+            raise SparkEngineError(f"release folder {self.folder!r} was opened read-only")
+        manifest = {"tables": {v: os.path.relpath(p, self._tables_dir) for v, p in self._where.items()
+                               if self._committed(v)},
+                    "views": {v: sql for v, sql in self._views.items() if self._committed(v)}}
+        tmp = self._manifest_path() + f".{self._stamp}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(manifest, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self._manifest_path())
+        self._collect_garbage()
+
+    def rollback(self) -> None:
+        for view in [v for v in (*self._where, *self._views) if self._committed(v)]:
+            self.drop(view)
+        self._load()
+
+    def _collect_garbage(self) -> None:
+        """Delete the table folders that neither the manifest nor a view of this session reads
+        (those of a run that was stopped, or replaced by a later statement)."""
+        try:
+            with open(self._manifest_path(), encoding="utf-8") as f:
+                kept = set(json.load(f)["tables"].values())
+        except FileNotFoundError:
+            kept = set()
+        kept |= {os.path.relpath(p, self._tables_dir) for p in self._where.values()}
+        for name in os.listdir(self._tables_dir):
+            if name not in kept:
+                shutil.rmtree(os.path.join(self._tables_dir, name), ignore_errors=True)
 
     # -- catalogue --------------------------------------------------------------------------
 
@@ -295,24 +316,29 @@ class SparkConnection:
              temporary: bool | None = None) -> None:
         old = self._kinds.get(view, ("TABLE", False))
         self._kinds[view] = (kind or old[0], old[1] if temporary is None else temporary)
+        self._views.pop(view, None)
         if materialize:
-            df = self._checkpointed(df, view)
+            df, self._where[view] = self._checkpointed(df, view)
+        else:
+            self._where.pop(view, None)
         df.createOrReplaceTempView(view)
 
     def _checkpointed(self, df, view: str):
-        """The rows of `df` written out and read back: lineage one step long, and a plan that
-        names its columns afresh (a union over two checkpoints of related plans lost a column in
-        Spark 4.3, "key not found: attribute#…")."""
+        """The rows of `df` written to a new folder and read back: lineage one step long, and a
+        plan that names its columns afresh (a union over two checkpoints of related plans lost
+        a column in Spark 4.3, "key not found: attribute#…")."""
         self._version += 1
-        path = os.path.join(self.scratch, f"{self._version:06d}")
+        path = os.path.join(self._scratch or self._tables_dir, f"{self._stamp}-{self._version:06d}")
         try:
             df.write.parquet(path)
-            return self.spark.read.parquet(path)
+            return self.spark.read.parquet(path), path
         except Exception as e:
             raise SparkEngineError(f"{_first_line(e)}\n  writing: {view}") from None
 
     def drop(self, view: str) -> None:
         self._kinds.pop(view, None)
+        self._where.pop(view, None)
+        self._views.pop(view, None)
         self.spark.catalog.dropTempView(view)
 
     def _catalog_views(self) -> None:
@@ -324,12 +350,12 @@ class SparkConnection:
             schema, name = v.split("__", 1) if "__" in v else ("main", v)
             rows.append(("spark", schema, name, kind, temporary))
         cols = "database_name STRING, schema_name STRING, table_name STRING, kind STRING, temporary BOOLEAN"
-        self.spark.createDataFrame(rows, cols).createOrReplaceTempView("__catalog")
+        self.spark.createDataFrame(rows, cols).createOrReplaceTempView("_rx_catalog")
         self._udf_rows()
 
     def _udf_rows(self) -> None:
         self.spark.createDataFrame([(n,) for n in self._udfs] or [("",)], "function_name STRING") \
-            .createOrReplaceTempView("__functions")
+            .createOrReplaceTempView("_rx_functions")
 
     # -- DuckDB's connection API ------------------------------------------------------------
 
@@ -351,7 +377,8 @@ class SparkConnection:
         return self
 
     def close(self) -> None:
-        pass
+        if self._scratch:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
     def register(self, name: str, data) -> None:
         if isinstance(data, dict):
@@ -380,13 +407,10 @@ class SparkConnection:
 
     # -- statements -------------------------------------------------------------------------
 
-    def _sql(self, tree: exp.Expression) -> str:
-        return tree.sql(dialect=WRITE)
-
     def _with_rowids(self, tree: exp.Expression) -> None:
         """DuckDB's `rowid`, a row's number in its table, as a column of the table's view: given
         where a statement first reads it, kept by DELETE, new for each INSERTed row."""
-        aliases = {t.alias_or_name: _table_view(t) for t in tree.find_all(exp.Table)
+        aliases = {t.alias_or_name: table_view(t) for t in tree.find_all(exp.Table)
                    if isinstance(t.this, exp.Identifier)}
         for c in tree.find_all(exp.Column):
             view = aliases.get(c.table) if c.name == "rowid" else None
@@ -396,22 +420,29 @@ class SparkConnection:
 
     def _query(self, tree: exp.Expression):
         self._with_rowids(tree)
-        if _reads_catalog(tree):
+        if reads_catalog(tree):
             self._catalog_views()
-            tree = _catalog_rewrite(tree)
-        return self._spark_sql(self._sql(_rewrite(_rename_tables(tree))))
+            tree = catalog_rewrite(tree)
+        return self._spark_sql(to_spark(tree))
 
     def _statement(self, tree: exp.Expression, original: str) -> SparkResult:
-        if isinstance(tree, (exp.Transaction, exp.Commit, exp.Rollback, exp.Set, exp.Analyze, exp.Pragma)):
+        if isinstance(tree, exp.Commit):
+            self.commit()
+            return SparkResult()
+        if isinstance(tree, exp.Rollback):
+            self.rollback()
+            return SparkResult()
+        # (ATTACH: verify's in-memory catalogue for its scratch tables is a name prefix here)
+        if isinstance(tree, (exp.Transaction, exp.Set, exp.Analyze, exp.Pragma, exp.Attach, exp.Detach)):
             return SparkResult()
         if isinstance(tree, exp.Command) and tree.name.upper() in ("CHECKPOINT", "ANALYZE", "VACUUM"):
             return SparkResult()
         if isinstance(tree, exp.Describe):
             target = tree.this
             if isinstance(target, exp.Table):
-                if not self.has(_table_view(target)):
+                if not self.has(table_view(target)):
                     raise SparkCatalogError(f"Table {target.sql(READ)} does not exist")
-                cols = self.columns(_table_view(target))
+                cols = self.columns(table_view(target))
             else:
                 try:
                     df = self._query(target)
@@ -427,7 +458,7 @@ class SparkConnection:
         if isinstance(tree, exp.Drop):
             if tree.args.get("kind") in ("TABLE", "VIEW"):
                 for t in tree.args.get("tables") or [tree.this]:
-                    self.drop(_table_view(t))
+                    self.drop(table_view(t))
             return SparkResult()
         if isinstance(tree, exp.Insert):
             return self._insert(tree)
@@ -444,21 +475,24 @@ class SparkConnection:
         if kind in ("SCHEMA", "DATABASE", "INDEX", "SEQUENCE", "MACRO"):
             return SparkResult()
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        view = _table_view(target)
+        view = table_view(target)
         if tree.args.get("exists") and self.has(view):
             return SparkResult()
         temporary = target.catalog == "temp" or any(True for _ in tree.find_all(exp.TemporaryProperty))
         query = tree.expression
         if kind == "VIEW":
             self._kinds[view] = ("VIEW", temporary)
-            text = self._sql(_rewrite(_rename_tables(query)))
+            text = to_spark(query)
             self._spark_sql(f"CREATE OR REPLACE TEMPORARY VIEW `{view}` AS {text}")
+            self._where.pop(view, None)
+            self._views.pop(view, None)
+            self._views[view] = text
             return SparkResult()
         if query is None:       # CREATE TABLE t (columns)
             schema = ", ".join(f"`{c.name}` {spark_type(c.args['kind'].sql(READ))}"
                                for c in tree.this.expressions if isinstance(c, exp.ColumnDef))
             df = self.spark.createDataFrame([], schema)
-            self._put(view, df, materialize=False, kind="TABLE", temporary=temporary)
+            self._put(view, df, kind="TABLE", temporary=temporary)
             return SparkResult()
         self._put(view, self._query(query), kind="TABLE", temporary=temporary)
         return SparkResult()
@@ -467,7 +501,7 @@ class SparkConnection:
         # the table's rows, then the new ones by position under the names given, cast to the
         # table's types (as DuckDB casts what it inserts)
         target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        view = _table_view(target)
+        view = table_view(target)
         current = self.spark.table(f"`{view}`")
         names = [c.name for c in tree.this.expressions] if isinstance(tree.this, exp.Schema) else \
             [c for c in current.columns if c != "rowid"]
@@ -477,7 +511,7 @@ class SparkConnection:
         from pyspark.sql import functions as F
         # (the query is materialized before anything is laid over it: a projection over a query
         # with a Python UDF lost track of a column in Spark's plan, "key not found: attribute#…")
-        new = self._checkpointed(self._query_spark(query), view)
+        new, _ = self._checkpointed(self._query_spark(query), view)
         new = new.toDF(*names[:len(new.columns)])
         rows = new.select(*[(F.col(f"`{c}`") if c in names else F.lit(None)).cast(current.schema[c].dataType).alias(c)
                             for c in current.columns])
@@ -489,7 +523,7 @@ class SparkConnection:
         return SparkResult()
 
     def _delete(self, tree: exp.Delete) -> SparkResult:
-        view = _table_view(tree.this)
+        view = table_view(tree.this)
         where = tree.args.get("where")
         if where is None:
             keep = exp.false()
@@ -500,7 +534,7 @@ class SparkConnection:
         return SparkResult()
 
     def _update(self, tree: exp.Update) -> SparkResult:
-        view = _table_view(tree.this)
+        view = table_view(tree.this)
         current = self.spark.table(f"`{view}`")
         sets = {e.this.name: e.expression for e in tree.expressions}
         where = tree.args.get("where")
@@ -522,7 +556,7 @@ class SparkConnection:
         return SparkResult()
 
     def _alter(self, tree: exp.Alter) -> SparkResult:
-        view = _table_view(tree.this)
+        view = table_view(tree.this)
         current = self.spark.table(f"`{view}`")
         from pyspark.sql import functions as F
         for action in tree.args.get("actions") or []:
@@ -537,7 +571,7 @@ class SparkConnection:
 
     def _query_spark(self, tree: exp.Expression):
         """A query whose table names are views already (built here, not read from a file)."""
-        return self._spark_sql(self._sql(_rewrite(_rename_tables(tree))))
+        return self._spark_sql(to_spark(tree))
 
     def _spark_sql(self, text: str):
         self.statements += 1
@@ -546,6 +580,8 @@ class SparkConnection:
         try:
             return self.spark.sql(text)
         except Exception as e:
+            if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
+                raise SparkCatalogError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
             raise SparkEngineError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
 
 
@@ -579,223 +615,3 @@ class _Call:
         positions[idx.to_numpy()] = np.arange(len(idx))
         return pc.if_else(mask, out.take(pa.array(positions)), pa.nulls(len(arrays[0]), out.type))
 
-
-# ---------------------------------------------------------------------------------------------
-# rewrites: what sqlglot's transpilation leaves for Spark to refuse or read otherwise
-
-def _rewrite(tree: exp.Expression) -> exp.Expression:
-    """The rewrites, each of one construct; each says what DuckDB means that Spark reads otherwise."""
-    for select in list(tree.find_all(exp.Select)):
-        _zip_unnests(select)
-        _lateral_unnests(select)
-    for cte in tree.find_all(exp.CTE):
-        cte.set("materialized", None)       # (a hint to DuckDB's planner; Spark has no such word)
-    for node in list(tree.walk()):
-        if isinstance(node, exp.Anonymous):
-            fix = _FUNCTIONS.get(node.name.lower())
-            if fix is not None:
-                node.replace(fix(*node.expressions))
-        elif type(node) in _NODES:
-            node.replace(_NODES[type(node)](node))
-    return tree
-
-
-def _zip_unnests(select: exp.Select) -> None:
-    """DuckDB unnests several lists in one select list side by side (the shorter padded with
-    NULL); Spark allows one generator a select list, so they become one: inline(arrays_zip(…))."""
-    unnests = [i for i, p in enumerate(select.expressions)
-               if isinstance(p, exp.Alias) and isinstance(p.this, exp.Explode)]
-    if len(unnests) < 2:
-        return
-    projections = select.expressions
-    zipped = exp.Aliases(
-        this=exp.Anonymous(this="inline", expressions=[exp.Anonymous(
-            this="arrays_zip", expressions=[projections[i].this.this for i in unnests])]),
-        expressions=[projections[i].args["alias"] for i in unnests])
-    kept = [p for i, p in enumerate(projections) if i not in unnests[1:]]
-    kept[unnests[0]] = zipped
-    select.set("expressions", kept)
-
-
-def _lateral_unnests(select: exp.Select) -> None:
-    """`JOIN unnest(x) AS u(m)` as `JOIN LATERAL explode(x) AS u(m)`: sqlglot writes a LATERAL VIEW,
-    which Spark takes only after every join, so a later join's condition could not name `m`.
-    WITH ORDINALITY numbers from 1, posexplode from 0: its position is read as `pos + 1`."""
-    for join in select.args.get("joins") or []:
-        unnest = join.this
-        if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
-            continue
-        alias = unnest.args.get("alias")
-        columns = list(alias.columns) if alias is not None else []
-        offset = unnest.args.get("offset")
-        if not offset:
-            generator = exp.Explode(this=unnest.expressions[0])
-        else:
-            generator = exp.Anonymous(this="posexplode", expressions=[unnest.expressions[0]])
-            # (the ordinal is the last of the alias's columns, or named by the offset)
-            name = offset.name if isinstance(offset, exp.Expression) else columns.pop().name
-            position = f"{name}__from0"
-            columns = [exp.to_identifier(position), *columns]
-            _read_from_one(select, alias.name if alias is not None else None, name, position)
-        join.set("this", exp.Lateral(this=generator, alias=exp.TableAlias(
-            this=alias.this if alias is not None else exp.to_identifier("u"), columns=columns)))
-
-
-def _read_from_one(select: exp.Select, table: str | None, name: str, position: str) -> None:
-    for c in list(select.find_all(exp.Column)):
-        if c.name == name and c.table in ("", table):
-            one_based = exp.Paren(this=exp.Add(this=exp.column(position, table=c.table or None),
-                                               expression=exp.Literal.number(1)))
-            c.replace(exp.alias_(one_based, name) if c.parent is select else one_based)
-
-
-def _try_strptime(text, fmt):
-    # DuckDB's strftime codes as Java's pattern letters; NULL where the text does not parse
-    from sqlglot.dialects.spark import Spark
-    from sqlglot.time import format_time
-    java = format_time(fmt.name, Spark.INVERSE_TIME_MAPPING, Spark.INVERSE_TIME_TRIE)
-    return exp.Anonymous(this="try_to_timestamp", expressions=[text, exp.Literal.string(java)])
-
-
-def _isinf(x):
-    return exp.EQ(this=exp.Abs(this=x), expression=exp.cast(exp.Literal.string("Infinity"), "DOUBLE"))
-
-
-def _window(window: exp.Window) -> exp.Expression:
-    # DuckDB numbers rows with BIGINTs, Spark with INTs
-    if isinstance(window.this, (exp.RowNumber, exp.Rank, exp.DenseRank)):
-        return exp.cast(window, "BIGINT")
-    spec = window.args.get("spec")
-    start = spec.args.get("start") if spec is not None else None
-    if isinstance(start, exp.Expression) and not isinstance(start, exp.Literal):
-        return _computed_frame(window, start)
-    return window
-
-
-def _computed_frame(window: exp.Window, start: exp.Expression) -> exp.Expression:
-    """string_agg over `ROWS BETWEEN <expression> PRECEDING AND CURRENT ROW`: Spark takes only a
-    literal bound, so the frame is the tail of the running list: its last <expression> + 1 items."""
-    spec = window.args["spec"]
-    if not isinstance(window.this, exp.GroupConcat) or spec.args.get("kind") != "ROWS" \
-            or spec.args.get("start_side") != "PRECEDING" or spec.args.get("end") != "CURRENT ROW":
-        raise SparkEngineError(f"no Spark form for the window frame of {window.sql(READ)[:200]}")
-    value = window.this.this.this if isinstance(window.this.this, exp.Order) else window.this.this
-    running = exp.Window(this=exp.Anonymous(this="collect_list", expressions=[value]),
-                         partition_by=window.args.get("partition_by"), order=window.args.get("order"),
-                         spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"))
-    count = exp.Paren(this=exp.Add(this=exp.Paren(this=start), expression=exp.Literal.number(1)))
-    first = exp.func("greatest", exp.Add(this=exp.Sub(this=exp.func("size", running.copy()), expression=count.copy()),
-                                         expression=exp.Literal.number(1)), exp.Literal.number(1))
-    tail = exp.Anonymous(this="slice", expressions=[running, first, count])
-    return exp.Anonymous(this="array_join", expressions=[tail, window.this.args.get("separator") or exp.Literal.string("")])
-
-
-def _datatype(node: exp.DataType) -> exp.DataType:
-    # HUGEINT: Spark's widest integer is DECIMAL(38, 0)
-    if node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
-        return exp.DataType.build("DECIMAL(38, 0)")
-    if node.this == exp.DataType.Type.JSON:         # (rx.runs' JSON columns: the text)
-        return exp.DataType.build("STRING")
-    return node
-
-
-def _list_slice(items, begin, end):
-    # DuckDB: 1-based, both ends inclusive, empty when end < begin; Spark: a start and a length
-    length = exp.func("greatest", exp.Sub(this=exp.Paren(this=exp.Sub(this=end, expression=begin.copy())),
-                                          expression=exp.Literal.number(-1)), exp.Literal.number(0))
-    return exp.Anonymous(this="slice", expressions=[items, begin, length])
-
-
-def _regexp_extract(text, pattern, group=None, *rest):
-    # with a list of names DuckDB returns a struct of the groups 1, 2, … under those names
-    if isinstance(group, exp.Array):
-        fields = []
-        for i, name in enumerate(group.expressions, start=1):
-            fields += [name.copy(), exp.Anonymous(this="regexp_extract", expressions=[
-                text.copy(), pattern.copy(), exp.Literal.number(i)])]
-        return exp.Anonymous(this="named_struct", expressions=fields)
-    return exp.RegexpExtract(this=text, expression=pattern, group=group if group is not None else exp.Literal.number(0))
-
-
-def _list_position(items, value):
-    # DuckDB: NULL where the list lacks the value; Spark's array_position: 0
-    return exp.func("nullif", exp.Anonymous(this="array_position", expressions=[items, value]), exp.Literal.number(0))
-
-
-def _full_match(text, pattern):
-    return exp.RegexpLike(this=text, expression=exp.func("concat", exp.Literal.string("^(?:"), pattern,
-                                                           exp.Literal.string(")\\z")))
-
-
-def _bracket_slice(node: exp.Bracket) -> exp.Expression:
-    """`l[a:b]` as list_slice(l, a, b), an open end as the list's end."""
-    if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Slice):
-        return node
-    part = node.expressions[0]
-    begin = part.this if part.this is not None else exp.Literal.number(1)
-    end = part.expression if part.expression is not None else exp.func("size", node.this.copy())
-    return _list_slice(node.this, begin, end)
-
-
-_FUNCTIONS = {
-    "try_strptime": _try_strptime,
-    "list_slice": _list_slice,
-    "array_slice": _list_slice,
-    "list_position": _list_position,
-    "list_indexof": _list_position,
-    "regexp_full_match": _full_match,
-    # a 64-bit row hash (for sqlrun.hash_sum's fingerprints, compared only within one engine)
-    "hash": lambda *a: exp.Anonymous(this="xxhash64", expressions=list(a)),
-}
-
-_NODES = {
-    exp.IsInf: lambda n: _isinf(n.this),
-    exp.Window: _window,
-    exp.DataType: _datatype,
-    exp.RegexpExtract: lambda n: _regexp_extract(n.this, n.expression, n.args.get("group")),
-    exp.RegexpFullMatch: lambda n: _full_match(n.this, n.expression),
-    exp.Bracket: lambda n: _bracket_slice(n),
-}
-
-
-_CATALOG = {
-    "duckdb_tables": "SELECT database_name, schema_name, table_name, temporary FROM __catalog WHERE kind = 'TABLE'",
-    "duckdb_views": "SELECT database_name, schema_name, table_name AS view_name, temporary FROM __catalog "
-                    "WHERE kind = 'VIEW'",
-    "duckdb_functions": "SELECT function_name FROM __functions",
-}
-_INFORMATION_SCHEMA = {
-    "tables": "SELECT database_name AS table_catalog, schema_name AS table_schema, table_name, "
-              "CASE WHEN kind = 'VIEW' THEN 'VIEW' WHEN temporary THEN 'LOCAL TEMPORARY' ELSE 'BASE TABLE' END "
-              "AS table_type FROM __catalog",
-}
-
-
-def _catalog_function(node: exp.Expression) -> str | None:
-    if isinstance(node, exp.Table) and isinstance(node.this, (exp.Anonymous, exp.Func)):
-        name = node.this.name if isinstance(node.this, exp.Anonymous) else node.this.sql_name()
-        return name.lower() if name.lower() in _CATALOG else None
-    return None
-
-
-def _reads_catalog(tree: exp.Expression) -> bool:
-    return any(_catalog_function(t) or (isinstance(t, exp.Table) and t.db.lower() == "information_schema")
-               for t in tree.find_all(exp.Table)) or any(True for _ in tree.find_all(exp.CurrentDatabase))
-
-
-def _catalog_rewrite(tree: exp.Expression) -> exp.Expression:
-    for t in list(tree.find_all(exp.Table)):
-        name = _catalog_function(t)
-        if name is None and t.db.lower() == "information_schema" and t.name.lower() in _INFORMATION_SCHEMA:
-            name = t.name.lower()
-            sql = _INFORMATION_SCHEMA[name]
-        elif name is not None:
-            sql = _CATALOG[name]
-        else:
-            continue
-        alias = t.alias or name
-        t.replace(exp.Subquery(this=sqlglot.parse_one(sql, read=WRITE), alias=exp.TableAlias(
-            this=exp.to_identifier(alias))))
-    for c in list(tree.find_all(exp.CurrentDatabase)):
-        c.replace(exp.Literal.string("spark"))
-    return tree

@@ -121,12 +121,12 @@ with_rare_token AS (
     WHERE p.persons BETWEEN 1 AND $k - 1
 ),
 candidates AS (
-    SELECT tokens, tokens[1] AS first_token, tokens[2] AS second_token, tokens[3] AS third_token, length(tokens) AS n
+    SELECT tokens, tokens[1] AS first_token, tokens[2] AS second_token, tokens[3] AS third_token, array_length(tokens) AS n
     FROM (SELECT tokens FROM sequences EXCEPT SELECT tokens FROM with_rare_token) AS c
 ),
 positions AS (
     SELECT text_id, person, unnest(tokens) AS token, unnest(tokens[2:]) AS second_token,
-           unnest(tokens[3:]) AS third_token, unnest(range(1, length(tokens) + 1)) AS pos
+           unnest(tokens[3:]) AS third_token, unnest(range(1, array_length(tokens) + 1)) AS pos
     FROM residual_original_tokens
 ),
 starts AS (
@@ -166,7 +166,7 @@ WITH occurrences AS (
     LEFT JOIN residual_row_tokens AS v ON v.row_id = s.row_id
     WHERE p.persons BETWEEN 1 AND $k - 1
       -- (all its tokens among the row's: they add none to the row's distinct tokens)
-      AND NOT coalesce(length(list_distinct(list_concat(v.tokens, s.tokens))) = length(v.tokens), false)
+      AND NOT coalesce(array_length(list_distinct(list_concat(v.tokens, s.tokens))) = array_length(v.tokens), false)
 ),
 per_person AS (
     SELECT kind, suspect, original_persons, person, count(*) AS occurrences,
