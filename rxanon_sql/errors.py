@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import duckdb
+
 if TYPE_CHECKING:
     from .verify import Verdict
 
@@ -29,8 +31,13 @@ class PipelineNotFound(RxAnonSqlError, RuntimeError):
     """The configured spaCy pipeline is not installed."""
 
 
-class EngineError(RxAnonSqlError):
-    """A statement the engine refused (Spark: the statement and Spark's own line)."""
+class EngineError(RxAnonSqlError, duckdb.Error):
+    """A statement Spark refused: Spark's own line and the statement. A duckdb.Error too, so that
+    a stage handles a failed statement alike on both engines."""
+
+
+class EngineCatalogError(EngineError, duckdb.CatalogException):
+    """A table or view that Spark does not find."""
 
 
 class ReleaseRejected(RxAnonSqlError):

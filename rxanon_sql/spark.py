@@ -29,8 +29,8 @@ import pyarrow.compute as pc
 import sqlglot
 from sqlglot import exp
 
-from .errors import InputError
-from .spark_dialect import (READ, WRITE, SparkCatalogError, SparkEngineError, bind, catalog_rewrite, duckdb_type, reads_catalog,
+from .errors import EngineCatalogError, EngineError, InputError
+from .spark_dialect import (READ, WRITE, bind, catalog_rewrite, duckdb_type, reads_catalog,
                             spark_type, table_view, to_spark)
 
 MANIFEST = "manifest.json"
@@ -256,7 +256,7 @@ class SparkConnection:
                 self._kinds[view] = ("VIEW", False)
                 done.append(view)
             if not done:
-                raise SparkEngineError(f"{self._manifest_path()}: views {sorted(pending)} cannot be read")
+                raise EngineError(f"{self._manifest_path()}: views {sorted(pending)} cannot be read")
             for view in done:
                 del pending[view]
 
@@ -266,7 +266,7 @@ class SparkConnection:
 
     def commit(self) -> None:
         if self.read_only:
-            raise SparkEngineError(f"release folder {self.folder!r} was opened read-only")
+            raise EngineError(f"release folder {self.folder!r} was opened read-only")
         manifest = {"tables": {v: os.path.relpath(p, self._tables_dir) for v, p in self._where.items()
                                if self._committed(v)},
                     "views": {v: sql for v, sql in self._views.items() if self._committed(v)}}
@@ -333,7 +333,7 @@ class SparkConnection:
             df.write.parquet(path)
             return self.spark.read.parquet(path), path
         except Exception as e:
-            raise SparkEngineError(f"{_first_line(e)}\n  writing: {view}") from None
+            raise EngineError(f"{_first_line(e)}\n  writing: {view}") from None
 
     def drop(self, view: str) -> None:
         self._kinds.pop(view, None)
@@ -377,8 +377,13 @@ class SparkConnection:
         return self
 
     def close(self) -> None:
+        """The session's temporary tables go: a scratch folder, or, for a session that writes,
+        every table folder that the manifest does not name."""
         if self._scratch:
             shutil.rmtree(self._scratch, ignore_errors=True)
+        else:
+            self._where.clear()
+            self._collect_garbage()
 
     def register(self, name: str, data) -> None:
         if isinstance(data, dict):
@@ -403,7 +408,7 @@ class SparkConnection:
 
     def remove_function(self, name: str) -> None:
         if self._udfs.pop(name, None) is None:
-            raise SparkEngineError(f"no function {name!r}")
+            raise EngineError(f"no function {name!r}")
 
     # -- statements -------------------------------------------------------------------------
 
@@ -441,14 +446,14 @@ class SparkConnection:
             target = tree.this
             if isinstance(target, exp.Table):
                 if not self.has(table_view(target)):
-                    raise SparkCatalogError(f"Table {target.sql(READ)} does not exist")
+                    raise EngineCatalogError(f"Table {target.sql(READ)} does not exist")
                 cols = self.columns(table_view(target))
             else:
                 try:
                     df = self._query(target)
-                except SparkEngineError as e:
+                except EngineError as e:
                     if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
-                        raise SparkCatalogError(str(e)) from None
+                        raise EngineCatalogError(str(e)) from None
                     raise
                 cols = {f.name: duckdb_type(f.dataType.simpleString()) for f in df.schema}
             return SparkResult(rows=[(c, t, "YES", None, None, None) for c, t in cols.items()],
@@ -539,7 +544,7 @@ class SparkConnection:
         sets = {e.this.name: e.expression for e in tree.expressions}
         where = tree.args.get("where")
         if tree.args.get("from"):
-            raise SparkEngineError("UPDATE … FROM is not supported on Spark")
+            raise EngineError("UPDATE … FROM is not supported on Spark")
         cond = where.this if where is not None else exp.true()
         projection = []
         for c in current.columns:
@@ -565,7 +570,7 @@ class SparkConnection:
                     continue
                 current = current.withColumn(action.name, F.lit(None).cast(spark_type(action.args["kind"].sql(READ))))
             else:
-                raise SparkEngineError(f"ALTER TABLE {action.sql(READ)} is not supported on Spark")
+                raise EngineError(f"ALTER TABLE {action.sql(READ)} is not supported on Spark")
         self._put(view, current)
         return SparkResult()
 
@@ -581,8 +586,8 @@ class SparkConnection:
             return self.spark.sql(text)
         except Exception as e:
             if "TABLE_OR_VIEW_NOT_FOUND" in str(e):
-                raise SparkCatalogError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
-            raise SparkEngineError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
+                raise EngineCatalogError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
+            raise EngineError(f"{_first_line(e)}\n  in: {text[:2000]}") from None
 
 
 def arrow_type(duckdb_type: str) -> pa.DataType:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 
-import duckdb
 import numpy as np
 import sqlglot
 from sqlglot import exp
@@ -21,18 +20,6 @@ from .errors import EngineError
 READ = "duckdb"
 WRITE = "spark"
 
-
-class SparkEngineError(EngineError, duckdb.Error):
-    """A statement Spark refused, with the statement: a duckdb.Error too, so that the stages'
-    handling of a failed statement is the same on both engines."""
-
-
-class SparkCatalogError(SparkEngineError, duckdb.CatalogException):
-    """No such table or view."""
-
-
-# ---------------------------------------------------------------------------------------------
-# names
 
 def view_name(schema: str | None, name: str) -> str:
     """The temporary view that stands for <schema>.<name>: `main` and `temp` are Spark's own
@@ -106,7 +93,7 @@ def bind(tree: exp.Expression, params) -> exp.Expression:
     else:
         params = list(params)
         if len(holders) != len(params):
-            raise SparkEngineError(f"{len(holders)} parameters in the statement, {len(params)} given")
+            raise EngineError(f"{len(holders)} parameters in the statement, {len(params)} given")
         for p, v in zip(holders, params):
             p.replace(_literal(v))
     return tree
@@ -239,7 +226,7 @@ def _computed_frame(window: exp.Window, start: exp.Expression) -> exp.Expression
     spec = window.args["spec"]
     if not isinstance(window.this, exp.GroupConcat) or spec.args.get("kind") != "ROWS" \
             or spec.args.get("start_side") != "PRECEDING" or spec.args.get("end") != "CURRENT ROW":
-        raise SparkEngineError(f"no Spark form for the window frame of {window.sql(READ)[:200]}")
+        raise EngineError(f"no Spark form for the window frame of {window.sql(READ)[:200]}")
     value = window.this.this.this if isinstance(window.this.this, exp.Order) else window.this.this
     running = exp.Window(this=exp.Anonymous(this="collect_list", expressions=[value]),
                          partition_by=window.args.get("partition_by"), order=window.args.get("order"),

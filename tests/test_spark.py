@@ -22,6 +22,9 @@ pytest.importorskip("pyspark", reason="pyspark is not installed (pip install '.[
 if shutil.which("java") is None:
     pytest.skip("no java on PATH: Spark cannot start", allow_module_level=True)
 
+# (one worker runs them all: one Spark session, started once)
+pytestmark = pytest.mark.xdist_group("spark")
+
 from rxanon_sql.cli import main  # noqa: E402
 from rxanon_sql.config import load_config  # noqa: E402
 from rxanon_sql.demo import CONFIG, write_demo_database  # noqa: E402
@@ -72,7 +75,8 @@ def demo(tmp_path_factory):
         con = open_release(str(folder / "release"), "local[1]", inputs)
         report = apply(con, load_config(str(folder / "demo.toml")))
     assert report.verdict.ok
-    return folder, inputs, con
+    yield folder, inputs, con
+    con.spark.stop()        # (the next module's session starts with its own settings)
 
 
 def test_the_demo_release_on_spark_equals_duckdb_table_by_table(demo):
@@ -127,7 +131,8 @@ def test_a_run_killed_before_its_commit_leaves_the_release_as_it_was(demo, tmp_p
     assert r.returncode == -9, r.stderr[-2000:]
     assert (release / MANIFEST).read_bytes() == manifest
     # the killed run's tables are left behind, unread; the next session that writes deletes them
-    assert len(os.listdir(release / "tables")) > len(set(_manifest_tables(release)))
+    left = set(os.listdir(release / "tables")) - set(_manifest_tables(release))
+    assert left
     r = _cli("verify", str(release), "--engine", "spark", "--spark-master", "local[1]")
     assert r.exit_code == 0 and "k = 2:" in r.output, r.output
 
@@ -139,6 +144,7 @@ def test_a_run_killed_before_its_commit_leaves_the_release_as_it_was(demo, tmp_p
     assert "0 texts recognized" in r.output and "were kept" in r.output
     assert "k = 2:" in r.output
     assert sorted(os.listdir(release / "tables")) == sorted(set(_manifest_tables(release)))
+    assert not left & set(os.listdir(release / "tables"))
 
 
 def _manifest_tables(release):

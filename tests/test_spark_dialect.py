@@ -6,7 +6,8 @@ import datetime
 import pytest
 import sqlglot
 
-from rxanon_sql.spark_dialect import SparkEngineError, bind, duckdb_type, spark_type, table_view, to_spark
+from rxanon_sql.errors import EngineError
+from rxanon_sql.spark_dialect import bind, duckdb_type, spark_type, table_view, to_spark
 from rxanon_sql.sqlrun import statements
 
 
@@ -26,7 +27,7 @@ def test_parameters_become_literals_in_order_and_by_name():
     assert spark("SELECT $a + $b", {"a": 2, "b": 1.5}) == "SELECT 2 + CAST(1.5 AS DOUBLE)"
     assert spark("SELECT ?", [["a", "b"]]) == "SELECT ARRAY('a', 'b')"
     assert spark("SELECT ?", [datetime.date(2004, 5, 14)]) == "SELECT CAST('2004-05-14' AS DATE)"
-    with pytest.raises(SparkEngineError, match="2 parameters in the statement, 1 given"):
+    with pytest.raises(EngineError, match="2 parameters in the statement, 1 given"):
         spark("SELECT ?, ?", [1])
 
 
@@ -69,7 +70,7 @@ def test_a_frame_bound_by_an_expression_is_the_tail_of_the_running_list():
                 "ROWS BETWEEN (CASE WHEN l THEN e ELSE 0 END) PRECEDING AND CURRENT ROW) FROM t")
     assert out.startswith("SELECT ARRAY_JOIN(SLICE(COLLECT_LIST(p) OVER (PARTITION BY r ORDER BY s NULLS LAST "
                           "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)")
-    with pytest.raises(SparkEngineError, match="no Spark form"):
+    with pytest.raises(EngineError, match="no Spark form"):
         spark("SELECT sum(x) OVER (ORDER BY s ROWS BETWEEN (e) PRECEDING AND (e) FOLLOWING) FROM t")
 
 

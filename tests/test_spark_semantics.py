@@ -19,6 +19,9 @@ pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip i
 if shutil.which("java") is None:
     pytest.skip("no java on PATH: Spark cannot start", allow_module_level=True)
 
+# (one worker runs them all: one Spark session, started once)
+pytestmark = pytest.mark.xdist_group("spark")
+
 
 @pytest.fixture(scope="module")
 def spark():
