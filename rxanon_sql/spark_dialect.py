@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import re
 
 import numpy as np
 import sqlglot
@@ -198,10 +199,13 @@ def _read_from_one(select: exp.Select, table: str | None, name: str, position: s
 
 
 def _try_strptime(text, fmt):
-    # DuckDB's strftime codes as Java's pattern letters; NULL where the text does not parse
+    """DuckDB's strftime codes as Java's pattern letters; NULL where the text does not parse.
+    DuckDB's %d, %m, %H, %M and %S read one digit or two ("1,August,2001"); Java's doubled
+    letters read two only, single ones either."""
     from sqlglot.dialects.spark import Spark
     from sqlglot.time import format_time
     java = format_time(fmt.name, Spark.INVERSE_TIME_MAPPING, Spark.INVERSE_TIME_TRIE)
+    java = re.sub(r"(?<![dMHms])(dd|MM|HH|mm|ss)(?![dMHms])", lambda m: m.group(1)[0], java)
     return exp.Anonymous(this="try_to_timestamp", expressions=[text, exp.Literal.string(java)])
 
 
