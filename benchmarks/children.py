@@ -154,16 +154,18 @@ def child_spark_apply(spec: dict) -> dict:
         duck = duckdb.connect(spec["db"], read_only=True)
         for n, p in inputs.items():
             duck.execute(f"COPY {n} TO '{p}'")
-        duck.execute(f"COPY rx.ner_cache TO '{work / 'ner_cache.parquet'}'")
+        duck.execute(f"COPY (SELECT * FROM rx.ner_cache) TO '{work / 'ner_cache.parquet'}'" if spec.get("seed_ner", True)
+                     else f"COPY (SELECT 1 AS x) TO '{work / 'ner_cache.parquet'}'")
         duck.close()
     release = work / "release"
     shutil.rmtree(release, ignore_errors=True)
     start = time.perf_counter()
     con = open_release(str(release), spec.get("master", "local[2]"), {**inputs, "ner_seed": str(work / "ner_cache.parquet")})
     started = time.perf_counter() - start
-    con.execute("CREATE SCHEMA rx")
-    con.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
-    con.execute("COMMIT")
+    if spec.get("seed_ner", True):
+        con.execute("CREATE SCHEMA rx")
+        con.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+        con.execute("COMMIT")
     cfg = parse_config(tomllib.loads(config_text(1))).with_overrides(k=spec.get("k"), lam=spec.get("lam"))
     before = con.statements
     start = time.perf_counter()

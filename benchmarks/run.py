@@ -147,6 +147,27 @@ def cmd_spark(args) -> str:
         lines.append("Spark by stage (median s): " + ", ".join(
             f"{s} {med([r['timings'][s] for r in spark]):.1f}" for s in STAGES if s in spark[0]["timings"]))
         lines.append(f"session start: {med([r['startup'] for r in spark]):.1f} s")
+    return "\n".join(lines + ["", ner_engines(args)])
+
+
+def ner_engines(args) -> str:
+    """Real spaCy NER on the same texts: DuckDB's worker pool against Spark's Python workers
+    (the stage `ner` of apply, each run on an empty cache)."""
+    import shutil
+    db = build(args, f"ner_{args.ner_persons}x5_s{args.seed}", persons=args.ner_persons, posts=5, seed=args.seed,
+               prefill=False)
+    lines = [f"### NER: {args.ner_persons * 5:,} posts of {args.ner_persons:,} generated authors, empty cache", "",
+             "| engine | processes | NER s | texts/s |", "| --- | ---: | ---: | ---: |"]
+    for workers in (1, 2):
+        copy = Path(args.workdir) / "ner_copy.duckdb"
+        shutil.copy(db, copy)
+        r = run_child("apply", {"db": str(copy), "k": 5, "lam": 0.5, "workers": workers, "memory_limit": args.memory_limit})
+        lines.append(f"| DuckDB | {workers} | {r['timings']['ner']:.1f} | {r['counts']['texts_recognized'] / r['timings']['ner']:.0f} |")
+    for cores in (1, 2):
+        r = run_child("spark_apply", {"db": db, "k": 5, "lam": 0.5, "seed_ner": False, "master": f"local[{cores}]",
+                                      "workdir": str(Path(args.workdir) / f"spark_ner_{args.ner_persons}")})
+        lines.append(f"| Spark `local[{cores}]` | {cores} | {r['timings']['ner']:.1f} | "
+                     f"{r['counts']['texts_recognized'] / r['timings']['ner']:.0f} |")
     return "\n".join(lines + [""])
 
 

@@ -7,6 +7,7 @@ it recognized. The terms of this run (the temporary table `terms_found`) are the
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import json
 from pathlib import Path
@@ -95,7 +96,9 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
         run_file(con, "ner_cache", cfg.schema)
         # (committed now, before the run's own transaction: the cache is rxanon-sql's from the start)
         mark_owned(con, cfg.schema)
-        recognizer = make_recognizer(cfg)
+        # (an engine that runs UDFs in its own worker processes, Spark, needs no pool of ours)
+        recognizer = make_recognizer(dataclasses.replace(cfg, workers=1) if getattr(con, "udfs_in_workers", False)
+                                     else cfg)
         register_ner(con, recognizer, None if progress is None else lambda done: progress(done, total))
         if progress is not None:
             # (the first vector can take a minute: the display starts its clock now)

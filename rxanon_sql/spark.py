@@ -3,15 +3,13 @@
 `SparkConnection` has the face of the DuckDB connection that every stage already runs against
 (`execute` with parameters, results as rows, Arrow or numpy, `register` of Arrow data, Arrow UDFs),
 so the stages, their SQL files and their tests are one copy for both engines. Each statement is
-parsed by sqlglot in DuckDB's dialect, rewritten where Spark has no such statement, and written in
-Spark's dialect.
+parsed by sqlglot in DuckDB's dialect and written as Spark SQL (spark_dialect.py).
 
-Every table of a run lives as a temporary view over a checkpointed DataFrame: Spark has no
-temporary tables, and DELETE, UPDATE and INSERT need a table format (Delta, Iceberg) whose JARs a
-machine that reaches only package registries cannot fetch. A DELETE becomes the rows it keeps, an
-UPDATE a projection, an INSERT a union, each checkpointed so that lineage stays one step long.
-Schema `rx` is a name prefix (`rx.persons` is the view `rx__persons`). The release is written to
-Parquet and published in one rename (`rxanon_sql/spark_store.py`).
+Every table is a temporary view over Parquet that the run wrote: Spark has no temporary tables,
+and DELETE, UPDATE and INSERT need a table format (Delta, Iceberg) whose JARs a machine that
+reaches only package registries cannot fetch. A DELETE writes the rows it keeps, an UPDATE a
+projection, an INSERT the union. Schema `rx` is a name prefix (`rx.persons` is the view
+`rx__persons`). COMMIT publishes the release folder's manifest in one rename.
 """
 from __future__ import annotations
 
@@ -202,6 +200,9 @@ class SparkResult:
 class SparkConnection:
     """The DuckDB connection's face on a SparkSession (see the module's docstring)."""
 
+    # Spark calls the UDFs in its own Python workers (recognize.fill_cache starts no pool)
+    udfs_in_workers = True
+
     def __init__(self, spark, folder: str, read_only: bool = False):
         self.spark = spark
         # The release folder: manifest.json names the Parquet folder (under tables/) of each
@@ -308,10 +309,6 @@ class SparkConnection:
     def columns(self, view: str) -> dict[str, str]:
         return {f.name: duckdb_type(f.dataType.simpleString()) for f in self.spark.table(f"`{view}`").schema}
 
-    def objects(self, schema: str) -> set[str]:
-        prefix = f"{schema}__"
-        return {v[len(prefix):] for v in self.views() if v.startswith(prefix)}
-
     def _put(self, view: str, df, materialize: bool = True, kind: str | None = None,
              temporary: bool | None = None) -> None:
         old = self._kinds.get(view, ("TABLE", False))
@@ -351,9 +348,6 @@ class SparkConnection:
             rows.append(("spark", schema, name, kind, temporary))
         cols = "database_name STRING, schema_name STRING, table_name STRING, kind STRING, temporary BOOLEAN"
         self.spark.createDataFrame(rows, cols).createOrReplaceTempView("_rx_catalog")
-        self._udf_rows()
-
-    def _udf_rows(self) -> None:
         self.spark.createDataFrame([(n,) for n in self._udfs] or [("",)], "function_name STRING") \
             .createOrReplaceTempView("_rx_functions")
 
@@ -363,7 +357,7 @@ class SparkConnection:
         result = SparkResult()
         for tree in sqlglot.parse(sql, read=READ):
             if tree is not None:
-                result = self._statement(bind(tree, params), sql)
+                result = self._statement(bind(tree, params))
         return result
 
     def sql(self, sql: str) -> SparkResult:
@@ -430,7 +424,7 @@ class SparkConnection:
             tree = catalog_rewrite(tree)
         return self._spark_sql(to_spark(tree))
 
-    def _statement(self, tree: exp.Expression, original: str) -> SparkResult:
+    def _statement(self, tree: exp.Expression) -> SparkResult:
         if isinstance(tree, exp.Commit):
             self.commit()
             return SparkResult()
@@ -543,8 +537,8 @@ class SparkConnection:
         current = self.spark.table(f"`{view}`")
         sets = {e.this.name: e.expression for e in tree.expressions}
         where = tree.args.get("where")
-        if tree.args.get("from"):
-            raise EngineError("UPDATE … FROM is not supported on Spark")
+        if tree.args.get("from_") or tree.args.get("from"):
+            raise EngineError(f"UPDATE … FROM has no Spark form here: {tree.sql(READ)[:200]}")
         cond = where.this if where is not None else exp.true()
         projection = []
         for c in current.columns:

@@ -214,6 +214,7 @@ class Recognizer:
                  pos_filter: bool = True, allow=(), common_word_guard: bool = True, label_map=None):
         from rxanon_sql.labels import label_map as mapped
         self.nlp = nlp if nlp is not None else load_pipeline(pipeline)
+        self._pipeline = pipeline if nlp is None else None
         ner = tuple(self.nlp.get_pipe("ner").labels) if "ner" in self.nlp.component_names else ()
         self.labels = mapped(ner, label_map)
         self.language = None if "DATE" in self.labels.values() else language_rules(self.nlp.lang)
@@ -230,6 +231,16 @@ class Recognizer:
     @property
     def version(self) -> str:
         return pipeline_version(self.nlp)
+
+    # An engine that runs the UDF in other processes (Spark's Python workers) gets the recognizer
+    # pickled: a pipeline loaded by name goes as its name and is loaded once in each process.
+    def __getstate__(self):
+        return {**self.__dict__, "nlp": None} if self._pipeline is not None else self.__dict__
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.nlp is None:
+            self.nlp = load_pipeline(self._pipeline)
 
     def _tag(self, docs: list) -> None:
         """Run the disabled tok2vec and tagger on docs (in place)."""
