@@ -417,8 +417,24 @@ class SparkConnection:
                 from pyspark.sql import functions as F
                 self._put(view, self.spark.table(f"`{view}`").withColumn("rowid", F.monotonically_increasing_id()))
 
+    def _spread_udf_input(self, tree: exp.Expression) -> None:
+        """A query that calls a Python UDF on one table reads the table in as many partitions as
+        Spark has cores: a small table is one Parquet file, one partition, one task, and NER
+        would run in one process whatever the cluster."""
+        for select in tree.find_all(exp.Select):
+            source = select.args.get("from_")
+            if select.args.get("joins") or source is None or not isinstance(source.this, exp.Table) or not any(
+                    f.name.lower() in self._udfs for p in select.expressions for f in p.find_all(exp.Anonymous)):
+                continue
+            table = source.this
+            spread = exp.select("*").from_(table.copy())
+            spread.set("hint", exp.Hint(expressions=[exp.Anonymous(this="REPARTITION", expressions=[
+                exp.Literal.number(self.spark.sparkContext.defaultParallelism)])]))
+            table.replace(exp.Subquery(this=spread, alias=exp.TableAlias(this=exp.to_identifier(table.alias_or_name))))
+
     def _query(self, tree: exp.Expression):
         self._with_rowids(tree)
+        self._spread_udf_input(tree)
         if reads_catalog(tree):
             self._catalog_views()
             tree = catalog_rewrite(tree)
@@ -510,7 +526,7 @@ class SparkConnection:
         from pyspark.sql import functions as F
         # (the query is materialized before anything is laid over it: a projection over a query
         # with a Python UDF lost track of a column in Spark's plan, "key not found: attribute#…")
-        new, _ = self._checkpointed(self._query_spark(query), view)
+        new, _ = self._checkpointed(self._query(query), view)
         new = new.toDF(*names[:len(new.columns)])
         rows = new.select(*[(F.col(f"`{c}`") if c in names else F.lit(None)).cast(current.schema[c].dataType).alias(c)
                             for c in current.columns])
@@ -529,7 +545,7 @@ class SparkConnection:
         else:
             keep = exp.Not(this=exp.func("coalesce", exp.Paren(this=where.this), exp.false()))
         query = exp.select("*").from_(exp.to_table(f"`{view}`", dialect=WRITE).as_(tree.this.alias_or_name)).where(keep)
-        self._put(view, self._query_spark(query))
+        self._put(view, self._query(query))
         return SparkResult()
 
     def _update(self, tree: exp.Update) -> SparkResult:
@@ -549,7 +565,7 @@ class SparkConnection:
             else:
                 projection.append(exp.column(c, quoted=True))
         query = exp.select(*projection).from_(exp.to_table(f"`{view}`", dialect=WRITE).as_(tree.this.alias_or_name))
-        df = self._query_spark(query)
+        df = self._query(query)
         df = df.select(*[df[c].cast(current.schema[c].dataType).alias(c) for c in current.columns])
         self._put(view, df)
         return SparkResult()
@@ -567,10 +583,6 @@ class SparkConnection:
                 raise EngineError(f"ALTER TABLE {action.sql(READ)} is not supported on Spark")
         self._put(view, current)
         return SparkResult()
-
-    def _query_spark(self, tree: exp.Expression):
-        """A query whose table names are views already (built here, not read from a file)."""
-        return self._spark_sql(to_spark(tree))
 
     def _spark_sql(self, text: str):
         self.statements += 1

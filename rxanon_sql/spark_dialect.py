@@ -37,7 +37,7 @@ def table_view(t: exp.Table) -> str:
     return view_name(db, t.name)
 
 
-def rename_tables(tree: exp.Expression, targets: set[int] = frozenset()) -> exp.Expression:
+def rename_tables(tree: exp.Expression) -> exp.Expression:
     """Every table reference of the statement as its view's name. A renamed table read without an
     alias keeps its old name as alias, for the columns qualified by it."""
     for t in list(tree.find_all(exp.Table)):
@@ -50,7 +50,7 @@ def rename_tables(tree: exp.Expression, targets: set[int] = frozenset()) -> exp.
         t.set("catalog", None)
         t.set("db", None)
         t.set("this", exp.to_identifier(new, quoted=True))
-        if id(t) not in targets and not t.alias and new != old:
+        if not t.alias and new != old:
             t.set("alias", exp.TableAlias(this=exp.to_identifier(old, quoted=True)))
     return tree
 
@@ -124,9 +124,9 @@ def duckdb_type(spark_type_name: str) -> str:
     return exp.DataType.build(name, dialect=WRITE).sql(READ)
 
 
-def to_spark(tree: exp.Expression, targets: set[int] = frozenset()) -> str:
+def to_spark(tree: exp.Expression) -> str:
     """A parsed DuckDB statement (or query) as Spark SQL."""
-    return _rewrite(rename_tables(tree, targets)).sql(dialect=WRITE)
+    return _rewrite(rename_tables(tree)).sql(dialect=WRITE)
 
 
 # ---------------------------------------------------------------------------------------------
