@@ -29,3 +29,10 @@ def demo_db(tmp_path_factory):
     apply(con, demo_config())
     con.close()
     return path
+
+
+def pytest_collection_modifyitems(items):
+    """The Spark tests first: they run one after another on one worker (their xdist group, one
+    Spark session) for several minutes, while the other workers share the rest; collected last,
+    they were the run's tail."""
+    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
