@@ -84,12 +84,13 @@ def session(master: str = "local[2]", app: str = "rxanon-sql", conf: dict | None
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("OFF")
-    # (a refused statement is the run's error, said once in one line: not also Spark's log entry
-    # with the plan, which SQLQueryContextLogger writes whatever the level above)
-    jvm = spark.sparkContext._jvm
-    jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
-        "SQLQueryContextLogger", jvm.org.apache.logging.log4j.Level.OFF)
+    if not master.startswith("sc://"):     # (a Spark Connect client has no SparkContext)
+        spark.sparkContext.setLogLevel("OFF")
+        # (a refused statement is the run's error, said once in one line: not also Spark's log
+        # entry with the plan, which SQLQueryContextLogger writes whatever the level above)
+        jvm = spark.sparkContext._jvm
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
+            "SQLQueryContextLogger", jvm.org.apache.logging.log4j.Level.OFF)
     return spark
 
 
@@ -432,8 +433,14 @@ class SparkConnection:
             table = source.this
             spread = exp.select("*").from_(table.copy())
             spread.set("hint", exp.Hint(expressions=[exp.Anonymous(this="REPARTITION", expressions=[
-                exp.Literal.number(self.spark.sparkContext.defaultParallelism)])]))
+                exp.Literal.number(self._cores())])]))
             table.replace(exp.Subquery(this=spread, alias=exp.TableAlias(this=exp.to_identifier(table.alias_or_name))))
+
+    def _cores(self) -> int:
+        try:
+            return self.spark.sparkContext.defaultParallelism
+        except Exception:       # (Spark Connect: no SparkContext on the client)
+            return int(self.spark.conf.get("spark.default.parallelism", "2"))
 
     def _query(self, tree: exp.Expression):
         self._with_rowids(tree)
