@@ -417,9 +417,10 @@ class SparkConnection:
                    if isinstance(t.this, exp.Identifier)}
         for c in tree.find_all(exp.Column):
             view = aliases.get(c.table) if c.name == "rowid" else None
-            if view and "rowid" not in self.spark.table(f"`{view}`").columns:
+            current = self.spark.table(f"`{view}`") if view else None
+            if current is not None and "rowid" not in current.columns:
                 from pyspark.sql import functions as F
-                self._put(view, self.spark.table(f"`{view}`").withColumn("rowid", F.monotonically_increasing_id()))
+                self._put(view, current.withColumn("rowid", F.monotonically_increasing_id()))
 
     def _spread_udf_input(self, tree: exp.Expression) -> None:
         """A query that calls a Python UDF on one table reads the table in as many partitions as
