@@ -99,6 +99,11 @@ def open_release(folder: str, master: str = "local[2]", inputs: dict[str, str] |
     """A Spark session on the release folder, with each input relation (name -> Parquet file or
     folder, or CSV file with a header) as a view of that name. Tables of Spark's catalogue are
     read under their own names."""
+    for name in inputs or {}:
+        # (the session's own views: rx.x is the view rx__x, and the catalogue views start _rx_)
+        if "__" in name or name.startswith("_rx_"):
+            raise InputError(f"--input {name}: a name with '__' or starting '_rx_' is one the Spark engine "
+                             "gives its own views; load the relation under another name")
     spark = session(master)
     # (a session is one process's: its temporary views are those of the last release it opened)
     for t in spark.catalog.listTables():

@@ -165,6 +165,17 @@ def test_an_input_that_cannot_be_read_is_named(demo, tmp_path):
     assert "--input authors=/nonexistent.parquet: no such file or folder" in r.output
 
 
+def test_an_input_named_like_a_view_of_the_release_is_refused(demo, tmp_path):
+    # (rx.persons is the view rx__persons: an input of that name would stand in for the release's table)
+    folder, inputs, _ = demo
+    r = _cli("apply", str(tmp_path / "release"), "--engine", "spark", "--spark-master", "local[1]", "--config",
+             str(folder / "demo.toml"), "--input", f"authors={inputs['authors']}", "--input",
+             f"rx__persons={inputs['posts']}")
+    assert r.exit_code == 2
+    assert "--input rx__persons: a name with '__'" in r.output
+    assert not (tmp_path / "release").exists()
+
+
 @pytest.mark.slow
 def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
     """2,000 generated authors (10,000 posts), NER cache filled by the generator on both sides."""
