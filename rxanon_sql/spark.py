@@ -47,7 +47,7 @@ def _first_line(e: Exception) -> str:
         while java.getCause() is not None:
             java = java.getCause()
         return str(java.toString()).splitlines()[0]
-    lines = [l for l in str(e).splitlines() if l.strip()]
+    lines = [l for l in text.splitlines() if l.strip()]
     for line in lines:
         if "Exception" in line.split(":")[0] or line.startswith("["):
             return line.lstrip(": ")
@@ -157,6 +157,7 @@ def narrow(table: pa.Table) -> pa.Table:
 class SparkResult:
     def __init__(self, df=None, rows: list[tuple] | None = None, columns: list[str] | None = None):
         self._df, self._rows, self._columns = df, rows, columns
+        self._table: pa.Table | None = None
 
     def fetchall(self) -> list[tuple]:
         if self._rows is not None:
@@ -170,10 +171,15 @@ class SparkResult:
         return rows[0] if rows else None
 
     def arrow(self) -> pa.Table:
-        if self._df is None:
-            names = self._columns or []
-            return pa.table({n: [r[i] for r in self._rows or []] for i, n in enumerate(names)})
-        return narrow(self._df.toArrow())
+        """The rows as Arrow, fetched once: export writes them and then counts them (shape), and
+        each fetch would run the query on Spark again."""
+        if self._table is None:
+            if self._df is None:
+                names = self._columns or []
+                self._table = pa.table({n: [r[i] for r in self._rows or []] for i, n in enumerate(names)})
+            else:
+                self._table = narrow(self._df.toArrow())
+        return self._table
 
     fetch_arrow_table = to_arrow_table = arrow
 
