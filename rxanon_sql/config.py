@@ -103,6 +103,9 @@ class Config:
     lam: float = 0.5
     strategy: str = "mondrian"
     nominal_order: str = "value"       # the order of a nominal cut (docs/how-it-works.md, Decisions)
+    # Per-person rows (values, keys and terms) the partitioner takes into memory; above it, the
+    # same levels run as SQL on the engine (partition_sql.py), for data beyond the driver.
+    in_memory_rows: int = 20_000_000
     operator: str = "label"
     label_operators: dict[str, str] = field(default_factory=dict)  # [text.operators]
     fallback: str = "label"            # for generalize when no node is shared
@@ -135,6 +138,8 @@ class Config:
             raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
         if self.strategy not in STRATEGIES:
             raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
+        if not isinstance(self.in_memory_rows, int) or isinstance(self.in_memory_rows, bool) or self.in_memory_rows < 0:
+            raise ConfigError(f"anonymization.in_memory_rows must be an integer >= 0, got {self.in_memory_rows!r}")
         if self.nominal_order not in NOMINAL_ORDERS:
             raise ConfigError(f"anonymization.nominal_order must be one of {NOMINAL_ORDERS}, got {self.nominal_order!r}")
         self._check_operators()
@@ -229,7 +234,7 @@ _SCHEMA = {
              "vague_temporal_guard", "allow", "common_word_guard", "bias", "batch_size", "workers", "operators",
              "rare_guard", "rare_zipf", "language", "label_map"},
     "anonymization": {"k", "l", "t", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
-                      "fallback", "mask", "secret", "locale"},
+                      "in_memory_rows", "fallback", "mask", "secret", "locale"},
 }
 _ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values", "hierarchy", "hierarchy_delimiter"}
 
@@ -388,6 +393,8 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
         kw["t"] = _expect(an["t"], float, "anonymization.t")
     if "lambda" in an:
         kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
+    if "in_memory_rows" in an:
+        kw["in_memory_rows"] = _expect(an["in_memory_rows"], int, "anonymization.in_memory_rows")
     for key in ("strategy", "nominal_order", "operator", "schema", "fallback", "mask", "secret", "locale"):
         if key in an:
             kw[key] = _expect(an[key], str, f"anonymization.{key}")

@@ -7,8 +7,8 @@ person-centric tables (persons.sql), and `sql/partition.sql` writes the result b
 `rx.partitions` (person -> partition_id), `rx.splits` (one row per cut made),
 `rx.split_candidates` (every candidate scored) and `rx.partition_tree`.
 
-(Why not SQL: a level took 12 statements, and DuckDB's planning of each cost more than running
-it. 5,000 authors took 1.4 s over 16 levels, and GDF on the blog corpus shape 7 s over 81.)
+(In SQL a level took 12 statements, whose planning cost DuckDB more than running them: 5,000
+authors took 1.4 s over 16 levels. partition_sql.py keeps those levels for data beyond memory.)
 
 The rows of each table stay sorted by open partition, and within one by a fixed order (values
 by attribute and value, keys by attribute and key, terms by term id). A cut moves each row to
@@ -24,6 +24,8 @@ import numpy as np
 
 from .config import Config
 from .diversity import TOLERANCE, check_dataset, load_values
+from .errors import ConfigError
+from .partition_sql import TEMPORARY, index_persons, partition_levels, per_person_rows
 from .sqlrun import drop_temporary, run_file, table
 
 NUMERIC_KINDS = ("numeric", "date")
@@ -84,7 +86,7 @@ class _Inputs:
             return {c: x.tolist() if x.dtype == object else x for c, x in con.execute(sql).fetchnumpy().items()}
 
         t = {name: table(name, s).sql("duckdb") for name in (
-            "params", "attributes", "labels", "domain", "person_ids", "person_values", "person_keys",
+            "params", "attributes", "labels", "domain", "person_values", "person_keys",
             "person_terms", "term_ids")}
         self.k, self.lam, self.strategy, self.order = con.execute(
             f"SELECT k, lam, strategy, nominal_order FROM {t['params']}").fetchall()[0]
@@ -115,10 +117,7 @@ class _Inputs:
         self.term_label = np.zeros(int(terms["term_id"].max(initial=0)) + 1, dtype=np.int64)
         self.term_label[terms["term_id"]] = terms["label_id"]
 
-        # persons by their index in person_index (sql/partition.sql), whatever the type of their ids
-        con.execute(f"CREATE OR REPLACE TEMP TABLE person_index AS "
-                    f"SELECT person, CAST(row_number() OVER (ORDER BY person) - 1 AS INTEGER) AS idx FROM {t['person_ids']}")
-        self.n_persons = con.execute("SELECT count(*) FROM person_index").fetchall()[0][0]
+        self.n_persons = index_persons(con, s)
         rows = "AS v JOIN person_index AS p ON p.person = v.person"
         position = f"JOIN {t['attributes']} AS a ON a.attribute = v.attribute"
         v = q(f"SELECT p.idx, a.position, v.num FROM {t['person_values']} {rows} {position} ORDER BY a.position, v.num")
@@ -295,7 +294,26 @@ def _stable_split(rows: _Rows, side: np.ndarray, new_seg: np.ndarray) -> _Rows:
 
 
 def partition(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
-    """Partition D*; returns the number of levels."""
+    """Partition D*; returns the number of levels. In memory up to anonymization.in_memory_rows
+    per-person rows, else as SQL on the engine (partition_sql.py), with the same result."""
+    rows = per_person_rows(con, cfg.schema)
+    if rows <= cfg.in_memory_rows:
+        return _partition_in_memory(con, cfg)
+    if cfg.l is not None or cfg.t is not None:
+        raise ConfigError(f"anonymization.{'l' if cfg.l is not None else 't'} needs the in-memory partitioner, but the "
+                          f"persons have {rows:,} values, keys and terms, more than anonymization.in_memory_rows = "
+                          f"{cfg.in_memory_rows:,}")
+    index_persons(con, cfg.schema)
+    _diversity(con, cfg, 0)
+    try:
+        levels = partition_levels(con, cfg)
+        run_file(con, "partition", cfg.schema)
+    finally:
+        drop_temporary(con, *TEMPORARY)
+    return levels
+
+
+def _partition_in_memory(con: duckdb.DuckDBPyConnection, cfg: Config) -> int:
     d = _Inputs(con, cfg.schema)
     n, k = d.n_persons, d.k
     diverse = _diversity(con, cfg, n)

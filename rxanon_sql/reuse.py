@@ -29,7 +29,8 @@ from .sqlrun import hash_sum, ident, run, schema_objects, table
 # attribute's bias too. tests/test_reuse.py checks that changing all of them at once and reusing
 # gives the same tables as a full run.
 RETUNE = ("k", "l", "t", "lam", "strategy", "nominal_order", "operator", "label_operators", "fallback", "mask",
-          "secret", "locale", "w_a", "w_x", "label_bias", "batch_size", "workers")
+          "secret", "locale", "w_a", "w_x", "label_bias", "batch_size", "workers",
+          "in_memory_rows")
 
 
 @functools.cache

@@ -25,7 +25,7 @@ def _every_retune_setting_changed(cfg):
     changed = dataclasses.replace(
         cfg, k=3, lam=0.9, strategy="gdf", nominal_order="frequency", operator="pseudonymize",
         label_operators={"GPE": "generalize", "PERSON": "tag"}, fallback="mask", mask="###", secret="two",
-        locale="de_DE", w_a=2.0, w_x=0.5, label_bias={"DATE": 0.3}, batch_size=64, workers=2,
+        locale="de_DE", w_a=2.0, w_x=0.5, label_bias={"DATE": 0.3}, batch_size=64, workers=2, in_memory_rows=0,
         attributes=tuple(dataclasses.replace(a, bias=0.25) for a in cfg.attributes))
     # (l and t need a sensitive attribute, which this dataset lacks: tests/test_diversity.py
     # retunes them)
