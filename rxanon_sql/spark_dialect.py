@@ -209,6 +209,20 @@ def _try_strptime(text, fmt):
     return exp.Anonymous(this="try_to_timestamp", expressions=[text, exp.Literal.string(java)])
 
 
+def _substring(node: exp.Substring) -> exp.Expression:
+    """substring(s, start, n) with a computed start: DuckDB reads a start of 0 as the place before
+    the first character, and gives n - 1 characters; Spark reads it as 1. (linking.sql looks at the
+    character before a word with strpos(...) - 1, which is 0 at the term's start: on the blog
+    sample Spark saw the word's own first letter there.)"""
+    start, length = node.args.get("start"), node.args.get("length")
+    if length is None or start is None or start.is_int:
+        return node
+    return exp.case().when(exp.EQ(this=start.copy(), expression=exp.Literal.number(0)),
+                           exp.Substring(this=node.this.copy(), start=exp.Literal.number(1),
+                                         length=exp.Sub(this=exp.Paren(this=length.copy()), expression=exp.Literal.number(1)))
+                           ).else_(node.copy())
+
+
 def _isinf(x):
     return exp.EQ(this=exp.Abs(this=x), expression=exp.cast(exp.Literal.string("Infinity"), "DOUBLE"))
 
@@ -279,11 +293,20 @@ def _full_match(text, pattern):
                                                            exp.Literal.string(")\\z")))
 
 
-def _bracket_slice(node: exp.Bracket) -> exp.Expression:
-    """`l[a:b]` as list_slice(l, a, b), an open end as the list's end."""
-    if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Slice):
+def _bracket(node: exp.Bracket) -> exp.Expression:
+    """`l[a:b]` as list_slice(l, a, b), an open end as the list's end; `l[i]` as get(l, i - 1):
+    DuckDB counts from 1 and gives NULL beyond the end, as get does, counting from 0. (sqlglot
+    shifts a literal index only: with a computed one Spark took the next word, and the runs of
+    a rare sequence were cut wrong.) A string key (a map's or a struct's) stays as it is."""
+    if len(node.expressions) != 1:
         return node
     part = node.expressions[0]
+    if not isinstance(part, exp.Slice):
+        if part.is_string:
+            return node
+        # (sqlglot's parser has already made a literal index count from 0)
+        index = part.copy() if part.is_int else exp.Sub(this=exp.Paren(this=part.copy()), expression=exp.Literal.number(1))
+        return exp.Anonymous(this="get", expressions=[node.this.copy(), index])
     begin = part.this if part.this is not None else exp.Literal.number(1)
     end = part.expression if part.expression is not None else exp.func("size", node.this.copy())
     return _list_slice(node.this, begin, end)
@@ -306,7 +329,12 @@ _NODES = {
     exp.DataType: _datatype,
     exp.RegexpExtract: lambda n: _regexp_extract(n.this, n.expression, n.args.get("group")),
     exp.RegexpFullMatch: lambda n: _full_match(n.this, n.expression),
-    exp.Bracket: lambda n: _bracket_slice(n),
+    exp.Bracket: _bracket,
+    exp.Substring: _substring,
+    # ISO weekday, Monday 1 to Sunday 7: sqlglot writes ((dayofweek(d) % 7) + 1), which gives
+    # Sunday 2 (linking.sql's "Sun Mar 07, 2004" agreed with no date on Spark); weekday() is Monday 0
+    exp.DayOfWeekIso: lambda n: exp.Add(this=exp.Anonymous(this="weekday", expressions=[n.this]),
+                                        expression=exp.Literal.number(1)),
 }
 
 

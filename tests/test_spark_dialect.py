@@ -48,6 +48,19 @@ def test_list_functions_keep_duckdb_indexing():
     assert spark("SELECT list_slice(l, 2, 3)") == "SELECT SLICE(l, 2, GREATEST((3 - 2) - -1, 0))"
     assert spark("SELECT l[2:]") == "SELECT SLICE(l, 2, GREATEST((SIZE(l) - 2) - -1, 0))"
     assert spark("SELECT list_position(l, 'a')") == "SELECT NULLIF(ARRAY_POSITION(l, 'a'), 0)"
+    # (NULL beyond the end, as in DuckDB, whatever spark.sql.ansi.enabled says)
+    assert spark("SELECT l[1], l[i], l[a.i + b.n - 1], m['k']") == \
+        "SELECT GET(l, 0), GET(l, (i) - 1), GET(l, (a.i + b.n - 1) - 1), m['k']"
+
+
+def test_a_computed_substring_start_of_zero_is_read_as_duckdb_reads_it():
+    assert spark("SELECT substring(t, p - 1, 1), substring(t, 2, 3), substring(t, p)") == \
+        "SELECT CASE WHEN p - 1 = 0 THEN SUBSTRING(t, 1, (1) - 1) ELSE SUBSTRING(t, p - 1, 1) END, " \
+        "SUBSTRING(t, 2, 3), SUBSTRING(t, p)"
+
+
+def test_iso_weekday():
+    assert spark("SELECT isodow(d)") == "SELECT WEEKDAY(d) + 1"
 
 
 def test_regular_expressions():
