@@ -13,6 +13,7 @@ projection, an INSERT the union. Schema `rx` is a name prefix (`rx.persons` is t
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -32,6 +33,7 @@ from .spark_dialect import (READ, WRITE, bind, catalog_rewrite, duckdb_type, rea
                             spark_type, table_view, to_spark)
 
 MANIFEST = "manifest.json"
+LOCK = ".writer.lock"
 
 
 def _first_line(e: Exception) -> str:
@@ -238,13 +240,29 @@ class SparkConnection:
         self.log: list[str] | None = None
         # (a read-only session, verify's or export's, writes its temporary tables elsewhere)
         self._scratch = tempfile.mkdtemp(prefix="rxanon-spark-") if read_only else None
+        self._lock = None
         if not read_only:
             os.makedirs(self._tables_dir, exist_ok=True)
+            self._take_lock()
         self._load()
         if not read_only:
             self._collect_garbage()
 
     # -- the release: load, commit, roll back ------------------------------------------------
+
+    def _take_lock(self) -> None:
+        """One writer at a time: a second one would delete the first one's unpublished tables as
+        garbage, and the last COMMIT would drop the other's. The lock is the operating system's
+        on an open file, so a killed run leaves none behind. (Readers take none: they read what
+        the manifest named when they opened.)"""
+        self._lock = open(os.path.join(self.folder, LOCK), "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._lock.close()
+            self._lock = None
+            raise EngineError(f"release folder {self.folder!r} is being written by another run; "
+                              "start this one when that one has ended") from None
 
     def _manifest_path(self) -> str:
         return os.path.join(self.folder, MANIFEST)
@@ -390,9 +408,11 @@ class SparkConnection:
         every table folder that the manifest does not name."""
         if self._scratch:
             shutil.rmtree(self._scratch, ignore_errors=True)
-        else:
+        elif self._lock is not None:
             self._where.clear()
             self._collect_garbage()
+            self._lock.close()          # (which lets the lock go)
+            self._lock = None
 
     def register(self, name: str, data) -> None:
         if isinstance(data, dict):

@@ -212,8 +212,8 @@ def _try_strptime(text, fmt):
 def _substring(node: exp.Substring) -> exp.Expression:
     """substring(s, start, n) with a computed start: DuckDB reads a start of 0 as the place before
     the first character, and gives n - 1 characters; Spark reads it as 1. (linking.sql looks at the
-    character before a word with strpos(...) - 1, which is 0 at the term's start: on the blog
-    sample Spark saw the word's own first letter there.)"""
+    character before a word with strpos(...) - 1, which is 0 at the term's start, where Spark
+    would see the word's own first letter.)"""
     start, length = node.args.get("start"), node.args.get("length")
     if length is None or start is None or start.is_int:
         return node

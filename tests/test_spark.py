@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 from unittest import mock
 
 import duckdb
@@ -29,6 +30,7 @@ from helpers import rx_tables  # noqa: E402
 from rxanon_sql.cli import main  # noqa: E402
 from rxanon_sql.config import load_config  # noqa: E402
 from rxanon_sql.demo import CONFIG, write_demo_database  # noqa: E402
+from rxanon_sql.partition import partition  # noqa: E402
 from rxanon_sql.pipeline import apply  # noqa: E402
 from rxanon_sql.spark import MANIFEST, open_release  # noqa: E402
 
@@ -152,6 +154,16 @@ def test_a_run_killed_before_its_commit_leaves_the_release_as_it_was(demo, tmp_p
     assert not left & set(os.listdir(release / "tables"))
 
 
+def test_a_second_writer_of_a_release_folder_is_refused_and_a_reader_is_not(demo):
+    from rxanon_sql.errors import EngineError
+    from rxanon_sql.spark import SparkConnection
+    folder, _, spark = demo             # (the fixture's session is still open, and writing)
+    with pytest.raises(EngineError, match="is being written by another run"):
+        SparkConnection(spark.spark, str(folder / "release"))
+    reader = SparkConnection(spark.spark, str(folder / "release"), read_only=True)
+    reader.close()
+
+
 def _manifest_tables(release):
     import json
     return json.loads((release / MANIFEST).read_text())["tables"].values()
@@ -197,6 +209,78 @@ def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
         spark.execute("COMMIT")
         assert apply(spark, cfg).verdict.ok
         apply(duck, cfg)
+    differ = _differing(spark, duck)
+    spark.spark.stop()
+    assert differ == []
+
+
+def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo):
+    """The levels as SQL (anonymization.in_memory_rows = 0) run by Spark, against DuckDB's
+    in-memory partitioner on the same run's inputs."""
+    folder, _, spark = demo
+    duck = duckdb.connect()
+    write_demo_database(duck)
+    cfg = load_config(str(folder / "demo.toml"))
+    apply(duck, cfg)
+    tables = ("partitions", "splits", "split_candidates", "partition_tree")
+    try:
+        for strategy in ("mondrian", "gdf"):
+            for con in (spark, duck):
+                con.execute("UPDATE rx.params SET strategy = ?", [strategy])
+            partition(duck, cfg.with_overrides(strategy=strategy))
+            with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL):
+                assert partition(spark, cfg.with_overrides(strategy=strategy, in_memory_rows=0)) == 2
+            assert [t for t in tables if _rows(spark.execute(f"SELECT * FROM rx.{t}").fetchall())
+                    != _rows(duck.execute(f"SELECT * FROM rx.{t}").fetchall())] == []
+    finally:
+        spark.execute("ROLLBACK")       # (the release stays the fixture's for the other tests)
+
+
+BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blog_dev_300.csv.gz"
+BLOGS_CONFIG = """
+[source]
+relations = ["posts"]
+person = "id"
+[attributes.gender]
+type = "nominal"
+[attributes.age]
+type = "numeric"
+[attributes.topic]
+type = "nominal"
+[attributes.sign]
+type = "nominal"
+[attributes.date]
+type = "date"
+format = "%d,%B,%Y"
+[text]
+columns = ["text"]
+workers = 2
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not BLOGS.exists(), reason="the blog sample is not beside the checkout")
+def test_blog_sample_on_spark_equals_duckdb_table_by_table(tmp_path):
+    """300 bloggers of the Blog Authorship Corpus (13,360 posts, 14 MB). spaCy runs once, on
+    DuckDB; Spark starts from its NER cache. Spark partitions in SQL, DuckDB in memory."""
+    import tomllib
+    from rxanon_sql.config import parse_config
+    cfg = parse_config(tomllib.loads(BLOGS_CONFIG))
+    duck = duckdb.connect(str(tmp_path / "blogs.duckdb"))
+    duck.execute(f"CREATE TABLE posts AS SELECT * FROM read_csv('{BLOGS}', header=true, "
+                 "types={'id': 'VARCHAR', 'age': 'INTEGER', 'date': 'VARCHAR'})")
+    inputs = {"posts": str(tmp_path / "posts.parquet"), "ner_seed": str(tmp_path / "ner_seed.parquet")}
+    duck.execute(f"COPY posts TO '{inputs['posts']}'")
+    with fixed_salt():
+        assert apply(duck, cfg).verdict.ok
+    duck.execute(f"COPY rx.ner_cache TO '{inputs['ner_seed']}'")
+    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
+        spark = open_release(str(tmp_path / "release"), "local[2]", inputs)
+        spark.execute("CREATE SCHEMA rx")
+        spark.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+        spark.execute("COMMIT")
+        report = apply(spark, cfg.with_overrides(in_memory_rows=0))
+    assert report.verdict.ok and report.counts["texts_recognized"] == 0
     differ = _differing(spark, duck)
     spark.spark.stop()
     assert differ == []
