@@ -121,19 +121,23 @@ def _apply(spec: dict) -> dict:
     else:
         from rxanon_sql.generate import config_text
         cfg = parse_config(tomllib.loads(config_text(spec.get("workers", 1))))
-    cfg = cfg.with_overrides(k=spec.get("k"), lam=spec.get("lam"), strategy=spec.get("strategy"))
+    cfg = cfg.with_overrides(k=spec.get("k"), lam=spec.get("lam"), strategy=spec.get("strategy"),
+                             in_memory_rows=spec.get("in_memory_rows"))
     con = _connect(spec["db"], spec.get("threads", 2), spec.get("memory_limit", "2GB"))
     start = time.perf_counter()
     # (every stage is built unless the spec asks for reuse: the stage tables time a full run)
     report = apply(con, cfg, reuse=spec.get("reuse", False))
     wall = time.perf_counter() - start
     ncp = con.execute(f'SELECT ncp_a, ncp_x, ncp, partitions FROM "{cfg.schema}".ncp').fetchall()[0]
+    from rxanon_sql.partition_sql import per_person_rows
+    person_rows, digest = per_person_rows(con, cfg.schema), _partitions_digest(con, cfg)
     held = dict(con.execute("SELECT tag, memory_usage_bytes / 2 ** 20 FROM duckdb_memory() "
                             "WHERE memory_usage_bytes > 0").fetchall())
     rss_end = _rss_mb()
     con.close()
     return {"timings": report.timings, "peaks": peaks, "counts": report.counts, "wall": wall,
-            "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused, "duckdb_mb": held, "rss_end": rss_end}
+            "ncp": ncp, "peak_total": _peak_mb(), "reused": report.reused, "duckdb_mb": held, "rss_end": rss_end,
+            "person_rows": person_rows, "partitions": digest}
 
 
 def child_spark_apply(spec: dict) -> dict:
@@ -166,14 +170,22 @@ def child_spark_apply(spec: dict) -> dict:
         con.execute("CREATE SCHEMA rx")
         con.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
         con.execute("COMMIT")
-    cfg = parse_config(tomllib.loads(config_text(1))).with_overrides(k=spec.get("k"), lam=spec.get("lam"))
+    cfg = parse_config(tomllib.loads(config_text(1))).with_overrides(k=spec.get("k"), lam=spec.get("lam"),
+                                                                     in_memory_rows=spec.get("in_memory_rows"))
     before = con.statements
     start = time.perf_counter()
     report = apply(con, cfg, reuse=False)
     wall = time.perf_counter() - start
     ncp = con.execute(f'SELECT ncp_a, ncp_x, ncp, partitions FROM "{cfg.schema}".ncp').fetchall()[0]
     return {"timings": report.timings, "counts": report.counts, "wall": wall, "ncp": ncp, "startup": started,
-            "statements": con.statements - before, "ok": report.verdict.ok}
+            "statements": con.statements - before, "ok": report.verdict.ok, "partitions": _partitions_digest(con, cfg)}
+
+
+def _partitions_digest(con, cfg) -> str:
+    """Equal for equal rx.partitions (person to partition id), on either engine."""
+    import hashlib
+    rows = con.execute(f'SELECT CAST(person AS VARCHAR), partition_id FROM "{cfg.schema}".partitions').fetchall()
+    return hashlib.sha256(repr(sorted(rows)).encode()).hexdigest()[:16]
 
 
 def adult_database(db: str) -> str:

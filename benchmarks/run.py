@@ -8,6 +8,7 @@
     python benchmarks/run.py ner --posts 1500          # words/s: nlp.pipe vs the UDF with 1 and 2 processes
     python benchmarks/run.py adult --repeat 3          # relational Mondrian vs anonypy on UCI Adult
     python benchmarks/run.py spark --persons 1000 5000 # after NER: DuckDB vs a local Spark (pip install ".[spark]")
+    python benchmarks/run.py partitioner --persons 5000 50000 --spark-persons 5000   # in memory vs SQL
     python benchmarks/run.py all
 
 Every measurement runs in a fresh subprocess (its side: children.py), so that its peak RSS is its own. Per stage, the
@@ -148,6 +149,33 @@ def cmd_spark(args) -> str:
             f"{s} {med([r['timings'][s] for r in spark]):.1f}" for s in STAGES if s in spark[0]["timings"]))
         lines.append(f"session start: {med([r['startup'] for r in spark]):.1f} s")
     return "\n".join(lines + ["", ner_engines(args)])
+
+
+def cmd_partitioner(args) -> str:
+    """The partitioning stage alone (a retuning run: the stages before it are kept), in memory
+    and as SQL (anonymization.in_memory_rows = 0), on DuckDB and, for --spark-persons, on Spark."""
+    lines = ["### The partitioner in memory and as SQL (partition_sql.py)", "",
+             f"median of {args.repeat} runs each; k = 5, lambda = 0.5; DuckDB 2 threads; Spark `local[2]` (one run)", "",
+             "| authors | per-person rows | engine | partitioner | partitioning s | peak RSS MB in it | same partitions |",
+             "| ---: | ---: | --- | --- | ---: | ---: | --- |"]
+    for n in args.persons:
+        db = build(args, f"synthetic_{n}x{args.posts}_s{args.seed}", persons=n, posts=args.posts, seed=args.seed)
+        run_child("apply", {"db": db, "memory_limit": args.memory_limit, "k": 5, "lam": 0.5})
+        runs = {rows: repeat_apply(args, db, k=5, lam=0.5, reuse=True, in_memory_rows=rows) for rows in (None, 0)}
+        first = runs[None][0]
+        for rows, res in runs.items():
+            lines.append(f"| {n:,} | {first['person_rows']:,} | DuckDB | {'in memory' if rows is None else 'SQL'} | "
+                         f"{med([r['timings']['partitioning'] for r in res]):.2f} | "
+                         f"{med([r['peaks']['partitioning'] for r in res]):.0f} | "
+                         f"{'yes' if all(r['partitions'] == first['partitions'] for r in res) else 'NO'} |")
+        if n in args.spark_persons:
+            for rows in (None, 0):
+                r = run_child("spark_apply", {"db": db, "k": 5, "lam": 0.5, "in_memory_rows": rows,
+                                              "workdir": str(Path(args.workdir) / f"spark_{n}x{args.posts}")})
+                lines.append(f"| {n:,} | {first['person_rows']:,} | Spark | {'in memory' if rows is None else 'SQL'} | "
+                             f"{r['timings']['partitioning']:.2f} | | "
+                             f"{'yes' if r['partitions'] == first['partitions'] else 'NO'} |")
+    return "\n".join(lines + [""])
 
 
 def ner_engines(args) -> str:
@@ -309,7 +337,7 @@ def main() -> None:
         print(json.dumps(CHILDREN[sys.argv[2]](json.loads(sys.argv[3])), default=str))
         return
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult", "spark", "all"))
+    ap.add_argument("what", choices=("synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult", "spark", "partitioner", "all"))
     ap.add_argument("--persons", type=int, nargs="+", default=None)
     ap.add_argument("--posts", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=3)
@@ -318,6 +346,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="NER worker processes for `cache`")
     ap.add_argument("--memory-limit", default="2GB", help="DuckDB memory_limit")
     ap.add_argument("--workdir", default="/tmp/rxanon-bench")
+    ap.add_argument("--spark-persons", type=int, nargs="*", default=[], help="`partitioner`: these sizes on Spark too")
     args = ap.parse_args()
     todo = ["synthetic", "floor", "scaling", "blogs", "cache", "ner", "adult"] if args.what == "all" else [args.what]
     for what in todo:

@@ -5,8 +5,8 @@ Each pass of the loop is one level, in a fixed number of set-based statements ov
 partition at once (sql/partition_sql_*.sql): open, the strategy's scoring, split. Python only
 counts the open partitions; it never holds a person. The result is handed to sql/partition.sql
 in the tables the in-memory partitioner registers, coded alike, so both write the same tables.
-(In memory is faster: a level in SQL took 12 statements, whose planning cost more than running
-them. On Spark each is a job, so SQL pays only where the data would not fit.)
+(In memory is faster: a level here is 11 statements, whose planning costs DuckDB more than
+running them, and each is a job on Spark. SQL pays only where the data would not fit.)
 """
 from __future__ import annotations
 

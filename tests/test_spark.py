@@ -214,26 +214,27 @@ def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
     assert differ == []
 
 
-def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo):
+def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo, tmp_path):
     """The levels as SQL (anonymization.in_memory_rows = 0) run by Spark, against DuckDB's
     in-memory partitioner on the same run's inputs."""
-    folder, _, spark = demo
+    folder, inputs, _ = demo
+    # (a copy, opened afresh: the session is shared, and the CLI tests replaced its views)
+    shutil.copytree(folder / "release", tmp_path / "release")
+    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL):
+        spark = open_release(str(tmp_path / "release"), "local[1]", inputs)
     duck = duckdb.connect()
     write_demo_database(duck)
     cfg = load_config(str(folder / "demo.toml"))
     apply(duck, cfg)
     tables = ("partitions", "splits", "split_candidates", "partition_tree")
-    try:
-        for strategy in ("mondrian", "gdf"):
-            for con in (spark, duck):
-                con.execute("UPDATE rx.params SET strategy = ?", [strategy])
-            partition(duck, cfg.with_overrides(strategy=strategy))
-            with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL):
-                assert partition(spark, cfg.with_overrides(strategy=strategy, in_memory_rows=0)) == 2
-            assert [t for t in tables if _rows(spark.execute(f"SELECT * FROM rx.{t}").fetchall())
-                    != _rows(duck.execute(f"SELECT * FROM rx.{t}").fetchall())] == []
-    finally:
-        spark.execute("ROLLBACK")       # (the release stays the fixture's for the other tests)
+    for strategy in ("mondrian", "gdf"):
+        for con in (spark, duck):
+            con.execute("UPDATE rx.params SET strategy = ?", [strategy])
+        partition(duck, cfg.with_overrides(strategy=strategy))
+        assert partition(spark, cfg.with_overrides(strategy=strategy, in_memory_rows=0)) == 2
+        assert [t for t in tables if _rows(spark.execute(f"SELECT * FROM rx.{t}").fetchall())
+                != _rows(duck.execute(f"SELECT * FROM rx.{t}").fetchall())] == []
+    spark.close()
 
 
 BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blog_dev_300.csv.gz"
