@@ -32,7 +32,7 @@ def demo_db(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(items):
-    """The Spark tests first: they run one after another on one worker (their xdist group, one
-    Spark session) for several minutes, while the other workers share the rest; collected last,
-    they were the run's tail."""
+    """The Spark tests (marked with their xdist group) first: a module runs on one worker
+    (--dist loadfile), and tests/test_spark.py holds its worker for several minutes while the
+    others share the rest; collected last, it was the run's tail."""
     items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
