@@ -214,9 +214,13 @@ def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
     assert differ == []
 
 
+@pytest.mark.slow
 def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo, tmp_path):
     """The levels as SQL (anonymization.in_memory_rows = 0) run by Spark, against DuckDB's
-    in-memory partitioner on the same run's inputs."""
+    in-memory partitioner on the same run's inputs. (Slow: 20 to 40 s on the worker that holds
+    the suite's longest module. The default run checks the SQL levels on DuckDB,
+    tests/test_partition_sql.py, and the Spark rewrites of their statements, here and in
+    tests/test_spark_dialect.py.)"""
     folder, inputs, _ = demo
     # (a copy, opened afresh: the session is shared, and the CLI tests replaced its views)
     shutil.copytree(folder / "release", tmp_path / "release")

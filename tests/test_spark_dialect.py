@@ -98,7 +98,8 @@ def test_types_both_ways():
     assert duckdb_type("decimal(10,2)") == "DECIMAL(10,2)"
 
 
-@pytest.mark.parametrize("name", ["terms", "linking", "rebuild_texts", "residual", "corpus_needles", "operator_terms"])
+@pytest.mark.parametrize("name", ["terms", "linking", "rebuild_texts", "residual", "corpus_needles", "operator_terms",
+                                  "partition_sql_open", "partition_sql_mondrian", "partition_sql_split"])
 def test_every_statement_of_the_busiest_files_is_written_for_spark(name):
     for sql, params in statements(name, cached=False):
         back = sqlglot.parse_one(to_spark(sqlglot.parse_one(sql, read="duckdb")), read="spark")
