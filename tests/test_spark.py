@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
-from pathlib import Path
 from unittest import mock
 
 import duckdb
@@ -26,6 +25,7 @@ if shutil.which("java") is None:
 # (one worker runs them all: one Spark session, started once)
 pytestmark = pytest.mark.xdist_group("spark")
 
+from benchmarks.privacy import SETS  # noqa: E402
 from helpers import rx_tables  # noqa: E402
 from rxanon_sql.cli import main  # noqa: E402
 from rxanon_sql.config import load_config  # noqa: E402
@@ -188,6 +188,16 @@ def test_an_input_named_like_a_view_of_the_release_is_refused(demo, tmp_path):
     assert not (tmp_path / "release").exists()
 
 
+def _release_with_ner_cache(folder, inputs):
+    """A Spark release whose NER cache is the input ner_seed (DuckDB's), committed, so that a
+    run on it does no NER."""
+    spark = open_release(str(folder), "local[2]", inputs)
+    spark.execute("CREATE SCHEMA rx")
+    spark.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+    spark.execute("COMMIT")
+    return spark
+
+
 @pytest.mark.slow
 def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
     """2,000 generated authors (10,000 posts), NER cache filled by the generator on both sides."""
@@ -203,10 +213,7 @@ def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
     duck.execute(f"COPY rx.ner_cache TO '{inputs['ner_seed']}'")
     cfg = parse_config(tomllib.loads(config_text(1)))
     with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
-        spark = open_release(str(tmp_path / "release"), "local[2]", inputs)
-        spark.execute("CREATE SCHEMA rx")
-        spark.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
-        spark.execute("COMMIT")
+        spark = _release_with_ner_cache(tmp_path / "release", inputs)
         assert apply(spark, cfg).verdict.ok
         apply(duck, cfg)
     differ = _differing(spark, duck)
@@ -241,49 +248,27 @@ def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo, tmp_p
     spark.close()
 
 
-BLOGS = Path(__file__).resolve().parents[2] / "shared" / "data" / "blogs" / "blog_dev_300.csv.gz"
-BLOGS_CONFIG = """
-[source]
-relations = ["posts"]
-person = "id"
-[attributes.gender]
-type = "nominal"
-[attributes.age]
-type = "numeric"
-[attributes.topic]
-type = "nominal"
-[attributes.sign]
-type = "nominal"
-[attributes.date]
-type = "date"
-format = "%d,%B,%Y"
-[text]
-columns = ["text"]
-workers = 2
-"""
+# (the sample, its loading and its configuration as benchmarks/privacy.py reads them)
+BLOGS = SETS["blogs"]
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not BLOGS.exists(), reason="the blog sample is not beside the checkout")
+@pytest.mark.skipif(not BLOGS["file"].exists(), reason="the blog sample is not beside the checkout")
 def test_blog_sample_on_spark_equals_duckdb_table_by_table(tmp_path):
     """300 bloggers of the Blog Authorship Corpus (13,360 posts, 14 MB). spaCy runs once, on
     DuckDB; Spark starts from its NER cache. Spark partitions in SQL, DuckDB in memory."""
     import tomllib
     from rxanon_sql.config import parse_config
-    cfg = parse_config(tomllib.loads(BLOGS_CONFIG))
+    cfg = parse_config(tomllib.loads(BLOGS["config"]))
     duck = duckdb.connect(str(tmp_path / "blogs.duckdb"))
-    duck.execute(f"CREATE TABLE posts AS SELECT * FROM read_csv('{BLOGS}', header=true, "
-                 "types={'id': 'VARCHAR', 'age': 'INTEGER', 'date': 'VARCHAR'})")
+    duck.execute(BLOGS["load"].format(file=BLOGS["file"]))
     inputs = {"posts": str(tmp_path / "posts.parquet"), "ner_seed": str(tmp_path / "ner_seed.parquet")}
     duck.execute(f"COPY posts TO '{inputs['posts']}'")
     with fixed_salt():
         assert apply(duck, cfg).verdict.ok
     duck.execute(f"COPY rx.ner_cache TO '{inputs['ner_seed']}'")
     with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
-        spark = open_release(str(tmp_path / "release"), "local[2]", inputs)
-        spark.execute("CREATE SCHEMA rx")
-        spark.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
-        spark.execute("COMMIT")
+        spark = _release_with_ner_cache(tmp_path / "release", inputs)
         report = apply(spark, cfg.with_overrides(in_memory_rows=0))
     assert report.verdict.ok and report.counts["texts_recognized"] == 0
     differ = _differing(spark, duck)
