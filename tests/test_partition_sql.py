@@ -16,7 +16,7 @@ from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.partition import partition
 from rxanon_sql.partition_sql import TEMPORARY
 from rxanon_sql.pipeline import apply
-from test_properties import CONFIG, build, datasets
+from test_properties import CONFIG, build, build_random, datasets
 
 TABLES = ("partitions", "splits", "split_candidates", "partition_tree")
 
@@ -107,3 +107,17 @@ def test_l_and_t_beyond_memory_are_refused_in_one_line():
 def test_in_memory_rows_must_be_a_count(value):
     with pytest.raises(ConfigError, match="anonymization.in_memory_rows must be an integer >= 0"):
         demo_config(in_memory_rows=value)
+
+
+def test_hostile_names_and_nulls():
+    """A zero-width space inside column names, two columns that differ in case, a relation named
+    like one of the SQL levels' own tables (level_persons), NULL values and texts: the same tables."""
+    names = ["p\u200bid", "Ident", "Nu\u200bm", "num", "texte", "level_persons"]
+    persons = [(i, f"Zoë O\u2019Hara{i}", [None, 1, 2, 3, 4, 5][i % 6], [None, "a", "b", "'; --"][i % 4],
+                [[None, "New York and Jo Ann", "plain words", "caf\u00e9 \u200bJo"][i % 4]]) for i in range(30)]
+    con, text = build_random(names, persons)
+    for strategy in ("mondrian", "gdf"):
+        cfg = config_from(text, k=2, strategy=strategy)
+        apply(con, cfg)
+        in_memory, in_sql, levels = both_partitioners(con, cfg)
+        assert in_sql == in_memory and levels >= 3
