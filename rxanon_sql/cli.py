@@ -244,6 +244,9 @@ def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, worke
     c = report.counts
     click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
                f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
+    if c.get("repairs"):
+        click.echo(f"repaired: {c['repairs']} spans that the check still read in the released texts were replaced "
+                   "there too (rx.replacements, reason 'repaired')")
     if report.dropped:
         click.echo("dropped from the release: " + "; ".join(f"{', '.join(cols)} ({why})"
                                                              for why, cols in report.dropped.items()))

@@ -44,6 +44,12 @@ PERSON_WORDS = {"person", "people", "user", "author", "reviewer", "customer", "c
 NAME_WORDS = {"name", "names", "firstname", "lastname", "surname", "fullname", "username", "forename", "nickname",
               "address", "street", "addr", "email", "mail", "phone", "telephone", "mobile", "tel", "fax", "ssn",
               "iban", "passport", "ip"}
+# A quasi-identifier by its column's name: never a row key, whatever its values ("age" holding
+# 20..25 once each is still an age, and released raw as a key it would single out every row).
+QUASI_WORDS = {"age", "ages", "birth", "born", "birthday", "birthdate", "dob", "yob", "date", "day", "month", "year",
+               "zip", "zipcode", "postcode", "postal", "plz", "gender", "sex", "height", "weight", "salary", "income",
+               "wage", "race", "ethnicity", "nationality", "country", "city", "town", "state", "region", "county",
+               "marital", "occupation", "job", "profession", "education", "religion", "diagnosis"}
 COORDINATE_WORDS = {"lat", "latitude", "lng", "lon", "long", "longitude", "coord", "coords", "coordinates", "gps"}
 
 
@@ -83,7 +89,7 @@ class Column:
     @property
     def key(self) -> bool:
         """Unique per row, and a key by its name or by holding the row numbers 1..n (a sequence)."""
-        if not self.unique:
+        if not self.unique or QUASI_WORDS & set(self.words):
             return False
         sequence = self.base in INTEGER_TYPES and self.high - self.low + 1 == self.rows
         return sequence or (bool(KEY_WORDS & set(self.words)) and self.avg_length < TEXT_MIN_AVG_LENGTH)

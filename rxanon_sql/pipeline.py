@@ -30,6 +30,7 @@ from .persons import build_persons
 from .recognize import build_terms, build_texts, check_rules, fill_cache, fingerprint, pending_texts, search_batches
 from .recoding import recode
 from .release import release
+from .repair import repair
 from .reuse import record, reusable, source_fingerprint
 from .sqlrun import OWNED, column_names, create_schema, mark_owned, run_file, schema_objects, table
 from .udf import forget_rolled_back, register_cut, register_find, system_allocator
@@ -258,6 +259,8 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
         # it is never published, and the previous release stays.
         with report.stage("check"):
             report.verdict = verify(con, s, residual=False)
+            if not report.verdict.ok:
+                report.verdict, report.counts["repairs"] = repair(con, cfg, report.verdict)
         if not report.verdict.ok:
             raise ReleaseRejected(report.verdict, s)
         mark_owned(con, s)

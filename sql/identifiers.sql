@@ -41,18 +41,36 @@ JOIN (
 ANTI JOIN identifier_hits AS h
     ON h.row_id = t.row_id AND h.attribute = t.attribute AND h.start_pos < f.end_pos AND f.start_pos < h.end_pos;
 
-CREATE OR REPLACE TEMP TABLE identifier_matches AS
-SELECT h.row_id, h.person, h.attribute,
+CREATE OR REPLACE TEMP TABLE identifier_widened AS
+SELECT h.row_id, h.person, h.attribute, h.text,
        CAST(least(h.start_pos, coalesce(min(f.start_pos), h.start_pos)) AS INTEGER) AS start_pos,
        CAST(greatest(h.end_pos, coalesce(max(f.end_pos), h.end_pos)) AS INTEGER) AS end_pos,
-       substring(h.text, least(h.start_pos, coalesce(min(f.start_pos), h.start_pos)) + 1,
-                 greatest(h.end_pos, coalesce(max(f.end_pos), h.end_pos))
-                 - least(h.start_pos, coalesce(min(f.start_pos), h.start_pos))) AS term,
        h.norm, h.column_name
 FROM identifier_hits AS h
 LEFT JOIN terms_found AS f
   ON f.row_id = h.row_id AND f.attribute = h.attribute AND f.start_pos < h.end_pos AND h.start_pos < f.end_pos
 GROUP BY h.row_id, h.person, h.attribute, h.text, h.start_pos, h.end_pos, h.norm, h.column_name;
+
+-- Widened matches that overlap are one match: "sagrada" and "familia" of a hotel's name both
+-- take in the term "the Sagrada Familia", and two replacements of one span would be written
+-- one after the other, leaving the span between them readable. (Islands of overlapping spans:
+-- a match starts a new one where it begins at or after the end of every match before it.)
+CREATE OR REPLACE TEMP TABLE identifier_matches AS
+WITH ordered AS (
+    SELECT *, max(end_pos) OVER (PARTITION BY row_id, attribute ORDER BY start_pos, end_pos, norm
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+    FROM identifier_widened
+),
+islands AS (
+    SELECT *, sum(CASE WHEN reach IS NULL OR start_pos >= reach THEN 1 ELSE 0 END)
+                  OVER (PARTITION BY row_id, attribute ORDER BY start_pos, end_pos, norm) AS island
+    FROM ordered
+)
+SELECT row_id, person, attribute, CAST(min(start_pos) AS INTEGER) AS start_pos, CAST(max(end_pos) AS INTEGER) AS end_pos,
+       substring(any_value(text), min(start_pos) + 1, max(end_pos) - min(start_pos)) AS term,
+       arg_min(norm, (start_pos, norm)) AS norm, arg_min(column_name, (start_pos, norm)) AS column_name
+FROM islands
+GROUP BY row_id, person, attribute, island;
 
 -- (a join, not a correlated EXISTS: DuckDB decorrelated that by grouping every term on the
 -- columns it compares, even with no identifier in any text)

@@ -12,7 +12,8 @@ CREATE OR REPLACE TEMP TABLE leak_hits AS
 WITH term_needles AS (
     SELECT DISTINCT r.person, r.norm
     FROM rx.replacements AS r
-    WHERE r.reason IN ('suppressed', 'generalized')  -- a generalized term is not kept either
+    -- (a generalized term is not kept either, nor one that a repair replaced: repair.sql)
+    WHERE r.reason IN ('suppressed', 'generalized', 'repaired')
       AND NOT EXISTS (SELECT 1 FROM shown_terms AS s WHERE s.person = r.person AND s.norm = r.norm)
 ),
 leak_needles AS (

@@ -161,6 +161,17 @@ def test_init_takes_a_unique_key_for_insensitive_and_a_repeated_id_for_the_perso
     every_column(con, text, cfg)
 
 
+@pytest.mark.parametrize("name", ["age", "Zip_Code", "birthYear", "postal_no"])
+def test_init_never_takes_a_column_named_for_a_quasi_identifier_for_a_key(name):
+    """Unique per row and even the numbers low..low+n-1, an age or a postcode is still released
+    generalized, never raw as a row key."""
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT i AS row_key, 20 + i AS {name}, "
+                "'a text long enough to be taken for free text, number ' || i AS body FROM range(6) t(i)")
+    _, cfg, _ = config_of(con)
+    assert name not in cfg["source"]["insensitive"] and cfg["attributes"][name] == {"type": "numeric"}
+
+
 def test_init_flags_columns_whose_values_are_names_or_mail_addresses():
     con = duckdb.connect()
     people = ["Mary Jones", "John Smith", "Linda Brown", "James Miller", "Susan Davis", "Robert Wilson"]
