@@ -66,6 +66,8 @@ def progress(quiet: bool) -> Progress | None:
 
 
 def report_verdict(v) -> None:
+    for line in v.advice:
+        click.echo(f"rxanon-sql: what to change: {line}", err=True)
     click.echo(f"k = {v.k}: {v.classes} equivalence classes, smallest has {v.smallest} persons; "
                f"{len(v.leaks) + len(v.identifiers)} leaks; {v.rows_released}/{v.rows_input} rows released")
     if v.mismatched_rows:

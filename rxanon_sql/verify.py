@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import duckdb
 from sqlglot import exp
 
+from .advice import advise
 from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
 from .config import Config
 from .diversity import failing_classes
@@ -65,6 +66,8 @@ class Verdict:
     residual_seconds: float = 0.0
     strict: bool = False      # suspects fail the verdict too
     audited: bool = False     # the residual audit ran
+    # what to change, a line per kind of failure (advice.advise); empty when the release holds
+    advice: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -235,10 +238,14 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.rows_input = con.execute(f"SELECT count(*) FROM {table('dataset', schema).sql('duckdb')}").fetchall()[0][0]
     if residual:
         audit_residual(con, v, schema, cfg)
+    else:
+        v.advice = advise(con, cfg, v)
     return v
 
 
 def audit_residual(con: duckdb.DuckDBPyConnection, v: Verdict, schema: str = "rx", cfg: Config | None = None) -> None:
     """Add the residual audit to a verdict made without it (verify(..., residual=False))."""
-    v.suspects, v.residual_seconds = residual_suspects(con, cfg or stored_config(con, schema), schema, v.k)
+    cfg = cfg or stored_config(con, schema)
+    v.suspects, v.residual_seconds = residual_suspects(con, cfg, schema, v.k)
     v.audited = True
+    v.advice = advise(con, cfg, v)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from click.testing import CliRunner
 
 from helpers import demo_config, rows, scalar
+from rxanon_sql.cli import main
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.release import release
@@ -65,3 +67,21 @@ def test_no_repair_on_a_release_that_passes(demo_con):
 def test_a_class_below_k_is_not_repaired(demo_con):
     v = verify(demo_con, "rx", k=4, residual=False)
     assert v.failing and not repairable(v, demo_config(k=4))
+
+
+def test_a_release_that_cannot_be_repaired_says_what_to_change_first(tmp_path):
+    """A column released as it is that holds a direct identifier's values: no repair reaches a
+    column other than a text, and the first line names the column and the key to change."""
+    db = tmp_path / "db.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE people AS SELECT i AS id, ['Mary Jones', 'John Smith'][1 + i % 2] AS full_name, "
+                "['Mary Jones', 'John Smith'][1 + i % 2] AS nick, 20 + i % 7 AS age FROM range(20) t(i)")
+    con.close()
+    (tmp_path / "rx.toml").write_text('[source]\nrelations = ["people"]\nperson = "id"\n'
+                                      'direct_identifiers = ["full_name"]\ninsensitive = ["nick"]\n'
+                                      '[attributes.age]\ntype = "numeric"\n')
+    r = CliRunner().invoke(main, ["apply", str(db), "--config", str(tmp_path / "rx.toml"), "--k", "2"])
+    assert r.exit_code == 1
+    first = r.output.splitlines()[0]
+    assert first.startswith("rxanon-sql: what to change: column 'nick'") and "source.direct_identifiers" in first, \
+        r.output
