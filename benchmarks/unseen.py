@@ -2,6 +2,7 @@
 
     python benchmarks/unseen.py [run] [--data-dir DIR] [--sets hotel,blogs,...] [--workdir DIR] [--keep]
     python benchmarks/unseen.py prepare --raw DIR [--data-dir DIR]
+    python benchmarks/unseen.py shapes [--workdir DIR]
 
 `run` takes each data set of DATASETS (below) through exactly the steps of the README's
 "Anonymize your own tables", as a user types them, each a subprocess of `python -m rxanon_sql`
@@ -20,6 +21,9 @@ The files are not part of the repository. --data-dir (or RXANON_UNSEEN_DATA; def
 /work/data/unseen) holds them as `prepare` writes them from the raw files of their public
 sources (listed per data set below: repository, commit and path); `prepare` only selects rows,
 flattens and converts them, with the seeds given.
+
+`shapes` writes, for each failure seen on these data sets, the smallest made-up input of the
+same shape (10 rows or fewer) and takes it through the same path: one row per shape.
 """
 from __future__ import annotations
 
@@ -58,12 +62,27 @@ DATASETS = {
         "source": "github benitomartin/de-hotel-reviews@041d86d data/hotel_reviews_test.csv (first 1,000 rows of "
                   "Kaggle jiashenliu/515k-hotel-reviews-data-in-europe, CC0 per Kaggle; scraped from Booking.com)",
     },
+    "hotel-london": {
+        "files": ["hotel/hotel_reviews_britannia_1000.csv"],
+        "shape": "CSV, 1,000 of the 4,789 rows of the 515K Hotel Reviews' most reviewed hotel (Britannia "
+                 "International Hotel Canary Wharf, London; not in ../shared's 499), all 17 columns, drawn with "
+                 "DuckDB's setseed(0.6)",
+        "source": "github juliabarrufet/NLP-project@83a63da Hotel_Reviews.csv (that hotel's rows of Kaggle "
+                  "jiashenliu/515k-hotel-reviews-data-in-europe)",
+    },
     "blogs": {
         "files": ["blogs/blog_unseen_300.csv.gz"],
         "shape": "CSV.gz, 300 bloggers of the Blog Authorship Corpus not in ../shared's blog_dev_300, their first "
                  "5 posts each (1,338 posts, 1.9 MB); the dev file's columns id,gender,age,topic,sign,date,text",
         "source": "github muhwagua/color-bert@8db0aa3 blogs/*.xml (the corpus' 19,320 files; Schler et al. 2006, "
                   "non-commercial research use); bloggers drawn with random.Random(6)",
+    },
+    "blogs-whole": {
+        "files": ["blogs/blog_unseen_whole.csv.gz"],
+        "shape": "CSV.gz, 62 of the same 300 bloggers with all their posts (1,496 posts, 1.8 MB): drawn with "
+                 "random.Random(7), each taken while the total stays within 1,500 posts and 4 MB of XML (so "
+                 "shorter blogs are favoured)",
+        "source": "as blogs",
     },
     "bios": {
         "files": ["bios/people_wiki.parquet"],
@@ -208,15 +227,81 @@ def run(args) -> None:
               f"{r['suspects']} | {r['seconds']:.0f} |")
 
 
+# --- shapes: the smallest generated inputs that fail as the data sets above did -------------------
+
+_NAMES = ["Bak1139", "Quorvex", "Zandril", "Miltoq", "Pravena", "Tesk77", "Yorbin", "Caldro", "Nuvim", "Oskarel"]
+_PLAIN = "I agree with the answer above, thanks for the sources."
+
+
+def _jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _write_shapes(d: Path) -> dict[str, dict]:
+    """Each failure of the data sets, rebuilt from its shape with made-up values (10 rows or fewer)."""
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / "hotel_reviews.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)      # hotel-london: one hotel, whose name holds a place the reviews mention
+        w.writerow(["Hotel_Name", "Reviewer_Score", "Positive_Review"])
+        for i in range(10):
+            w.writerow(["Britannia International Hotel Canary Wharf", 7 + i % 2,
+                        "Great location near Canary Wharf, the staff were friendly." if i < 6 else
+                        "The room was clean and the staff were friendly."])
+    with open(d / "bios.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)      # bios: a name and a text, no other column
+        w.writerow(["name", "text"])
+        for n in ["Ann Berg", "Bo Lind", "Cy Moss", "Di Holt", "Ed Voss", "Flo Kerr"]:
+            w.writerow([n, f"{n.lower()} is an american painter born in 1950 who lives in new york"])
+    # tickets: a date held as text, empty ('') where there is none
+    _jsonl(d / "tickets.jsonl", [{"Ticket ID": str(i), "Customer Gender": "Male" if i % 2 else "Female",
+                                  "First Response Time": "" if i < 3 else "2023-06-01 12:15:36",
+                                  "Ticket Description": "My printer stopped working after the update, please help."}
+                                 for i in range(1, 11)])
+    # forum: two users' names in one URL's path, joined by hyphens (Stack Exchange's chat rooms)
+    _jsonl(d / "users.jsonl", [{"user_id": i, "display_name": n, "location": ["Ohio", "Texas"][i % 2]}
+                               for i, n in enumerate(_NAMES, 1)])
+    _jsonl(d / "comments.jsonl", [{"comment_id": i, "user_id": i, "text": _PLAIN if i != 2 else
+                                   "Let us continue this in chat http://chat.example.com/rooms/16298/"
+                                   "discussion-between-quorvex-and-bak1139 please."} for i in range(1, 11)])
+    # forum: a quasi-identifier's value that holds a direct identifier's value
+    _jsonl(d / "profiles.jsonl", [{"user_id": i, "display_name": n,
+                                   "location": "/home/bak1139" if i == 1 else ["Ohio", "Texas"][i % 2], "text": _PLAIN}
+                                  for i, n in enumerate(_NAMES, 1)])
+    return {"shape-hotel-name-place": {"files": ["hotel_reviews.csv"]},
+            "shape-no-quasi-identifier": {"files": ["bios.csv"]},
+            "shape-empty-date-text": {"files": ["tickets.jsonl"]},
+            "shape-names-in-url": {"files": ["users.jsonl", "comments.jsonl"]},
+            "shape-name-in-qi-value": {"files": ["profiles.jsonl"]}}
+
+
+def shapes(args) -> None:
+    d = args.workdir / "shapes-input"
+    specs = _write_shapes(d)
+    print("| shape | released |")
+    print("| --- | --- |")
+    for name, spec in specs.items():
+        r = run_one(name, spec, d, args.workdir)
+        print(f"| {name} | {r['released'].replace('|', '/')} |", flush=True)
+
+
 # --- prepare: the data sets from their sources' raw files ----------------------------------------
 
-def _blogs(raw: Path, out: Path) -> None:
+def _blogs(raw: Path, out: Path, whole: bool = False) -> None:
     seen = set()
     dev = SHARED / "blogs" / "blog_dev_300.csv.gz"
     if dev.exists():
         with gzip.open(dev, "rt", encoding="utf-8") as f:
             seen = {r["id"] for r in csv.DictReader(f)}
     files = sorted(p for p in (raw / "blogs").glob("*.xml") if p.name.split(".")[0] not in seen)
+    if whole:
+        random.Random(7).shuffle(files)
+        chosen, posts, size = [], 0, 0
+        for p in files:
+            n = len(re.findall(r"<post>", p.read_bytes().decode("latin-1")))
+            if posts + n <= 1500 and size + p.stat().st_size <= 4e6:
+                chosen.append(p)
+                posts, size = posts + n, size + p.stat().st_size
+        files = sorted(chosen)
     with gzip.open(out, "wt", encoding="utf-8", newline="") as f:
         w = csv.writer(f)
         w.writerow(["id", "gender", "age", "topic", "sign", "date", "text"])
@@ -224,7 +309,7 @@ def _blogs(raw: Path, out: Path) -> None:
             blogger, gender, age, topic, sign = p.name.split(".")[:5]
             body = p.read_bytes().decode("latin-1")
             posts = re.findall(r"<date>(.*?)</date>\s*<post>(.*?)</post>", body, re.S)
-            for date, text in posts[:5]:
+            for date, text in (posts if whole else posts[:5]):
                 text = " ".join(text.split())
                 if text:
                     w.writerow([blogger, gender, age, topic, sign, date.strip(), text])
@@ -240,6 +325,15 @@ def _hotel(raw: Path, out: Path) -> None:
         con.execute("CREATE TABLE b AS SELECT * FROM read_csv(?, header=true, all_varchar=true)", [str(seen)])
         where = "WHERE (Negative_Review, Positive_Review) NOT IN (SELECT (Negative_Review, Positive_Review) FROM b)"
     con.execute(f"COPY (SELECT * EXCLUDE (n) FROM a {where} ORDER BY n) TO '{out}' (HEADER, DELIMITER ',')")
+
+
+def _hotel_london(raw: Path, out: Path) -> None:
+    con = duckdb.connect()
+    con.execute("SELECT setseed(0.6)")
+    con.execute("CREATE TABLE a AS SELECT row_number() OVER () AS n, random() AS r, * "
+                "FROM read_csv(?, header=true, all_varchar=true)", [str(raw / "juliabarrufet_Hotel_Reviews.csv")])
+    con.execute(f"COPY (SELECT * EXCLUDE (n, r) FROM (SELECT * FROM a ORDER BY r LIMIT 1000) ORDER BY n) "
+                f"TO '{out}' (HEADER, DELIMITER ',')")
 
 
 def _bios(raw: Path, out: Path) -> None:
@@ -296,7 +390,9 @@ def prepare(args) -> None:
     for sub in ("hotel", "blogs", "bios", "tickets", "clinical", "forum"):
         (d / sub).mkdir(parents=True, exist_ok=True)
     _hotel(raw, d / DATASETS["hotel"]["files"][0])
+    _hotel_london(raw, d / DATASETS["hotel-london"]["files"][0])
     _blogs(raw, d / DATASETS["blogs"]["files"][0])
+    _blogs(raw, d / DATASETS["blogs-whole"]["files"][0], whole=True)
     _bios(raw, d / DATASETS["bios"]["files"][0])
     _tickets(raw, d / DATASETS["tickets"]["files"][0])
     _clinical(raw, d / DATASETS["clinical"]["files"][0])
@@ -307,7 +403,7 @@ def prepare(args) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", default="run", choices=("run", "prepare"))
+    ap.add_argument("command", nargs="?", default="run", choices=("run", "prepare", "shapes"))
     ap.add_argument("--data-dir", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--sets", type=lambda s: s.split(","), default=list(DATASETS))
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/rxanon-unseen"))
@@ -317,6 +413,8 @@ def main() -> None:
         if args.raw is None:
             ap.error("prepare needs --raw")
         prepare(args)
+    elif args.command == "shapes":
+        shapes(args)
     else:
         run(args)
 
