@@ -60,15 +60,24 @@ def build_identifier_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: 
 
 
 def register_identifier_search(con: duckdb.DuckDBPyConnection, schema: str) -> None:
-    """rx_find_identifiers(text): rx_find with the identifier values of `schema` as its needles."""
-    needles = tuple(sorted(r[0] for r in con.execute(
-        f"SELECT DISTINCT norm FROM {table('identifier_values', schema).sql('duckdb')}").fetchall()))
-
-    searcher = Searcher(needles)
+    """rx_find_identifiers(text): rx_find with the identifier values of `schema` as its needles;
+    rx_mask_identifiers(value): the value with each of them replaced by its column's label."""
+    columns = dict(con.execute(f"SELECT norm, min(column_name) FROM {table('identifier_values', schema).sql('duckdb')} "
+                               "GROUP BY norm ORDER BY norm").fetchall())
+    searcher = Searcher(tuple(columns))
 
     def search(texts: pa.Array) -> pa.Array:
         return search_arrow(texts, searcher)
+
+    def mask(values: pa.Array) -> pa.Array:
+        out = []
+        for value in values.to_pylist():
+            for start, end, needle in reversed(searcher.find(value) if value else ()):
+                value = f"{value[:start]}[{columns[needle].upper()}]{value[end:]}"
+            out.append(value)
+        return pa.array(out, pa.string())
     replace_function(con, "rx_find_identifiers", search, ["VARCHAR"], MATCH_SQL_TYPE)
+    replace_function(con, "rx_mask_identifiers", mask, ["VARCHAR"], "VARCHAR")
 
 
 def mark_identifiers(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:

@@ -205,6 +205,9 @@ def _value_select(cfg: Config, attr, types: dict[str, str]) -> exp.Select:
     raw = col(attr.name, "d")
     txt = exp.cast(raw, "VARCHAR")
     if attr.type == "date":
+        # A blank date stored as text ("", "  ") is a missing one, as NULL is: not a value of its
+        # own that no format reads.
+        txt = exp.If(this=exp.EQ(this=exp.func("trim", txt), expression=lit("")), true=exp.null(), false=txt)
         if types[attr.name] == "VARCHAR":
             if attr.format:
                 fmt = lit(attr.format)

@@ -1,6 +1,7 @@
 """Stage 6, recoding (local, per partition). One SQL file per kind of value:
 `sql/recode_numeric.sql`, `sql/recode_date.sql`, `sql/recode_nominal.sql` (nominal and ordinal),
-`sql/recode_hierarchy.sql` (any attribute with a user hierarchy) write `rx.recoded_values`;
+`sql/recode_hierarchy.sql` (any attribute with a user hierarchy) write `rx.recoded_values`, and
+`sql/recode_identifiers.sql` masks a direct identifier's value inside one;
 `sql/recode_text.sql` decides what replaces which span of the texts, after the text operators
 (`operators/`).
 `rx.recoded`, one row per partition with one column per quasi-identifier, is generated here."""
@@ -10,12 +11,15 @@ import duckdb
 from sqlglot import exp
 
 from .config import Config
+from .identifiers import register_identifier_search
 from .sqlrun import col, lit, run, run_file, table
 
 
 def recode(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    for name in ("recode_init", "recode_numeric", "recode_date", "recode_nominal", "recode_hierarchy"):
+    register_identifier_search(con, s)      # (rx_mask_identifiers, for recode_identifiers.sql)
+    for name in ("recode_init", "recode_numeric", "recode_date", "recode_nominal", "recode_hierarchy",
+                 "recode_identifiers"):
         run_file(con, name, s)
     from .operators import apply_operators
     apply_operators(con, cfg)  # kept terms, text operators, then sql/recode_text.sql

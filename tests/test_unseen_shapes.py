@@ -37,3 +37,66 @@ def test_the_readme_path_releases_at_k_2_and_5(tmp_path, monkeypatch, shape):
     assert cli("export", "data.duckdb", "release.parquet")[0] == 0
     released = pq.read_table(tmp_path / "release.parquet")
     assert released.num_rows == (1000 if shape == "hotel" else 320)
+
+
+NAMES = ["Bak1139", "Quorvex", "Zandril", "Miltoq", "Pravena", "Tesk77", "Yorbin", "Caldro", "Nuvim", "Oskarel"]
+PLAIN = "I agree with the answer above, thanks for the sources."
+
+
+def _jsonl(path, rows):
+    import json
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _readme_path(tmp_path, *files, k=2):
+    for f in files:
+        assert cli("load", tmp_path / "data.duckdb", f)[0] == 0
+    assert cli("init", tmp_path / "data.duckdb", "--out", tmp_path / "rx.toml")[0] == 0
+    code, out = cli("apply", tmp_path / "data.duckdb", "--config", tmp_path / "rx.toml", "--k", k, "--quiet")
+    assert code == 0, out
+    code, out = cli("verify", tmp_path / "data.duckdb", "--strict")
+    assert code == 0, out
+    return out
+
+
+def test_a_blank_date_held_as_text_is_a_missing_one(tmp_path):
+    """A ticket's first response time, '' where there was none: not a value that no format reads."""
+    _jsonl(tmp_path / "tickets.jsonl", [
+        {"Ticket ID": str(i), "Customer Gender": "Male" if i % 2 else "Female",
+         "First Response Time": "" if i < 3 else f"2023-06-0{1 + i % 3} 12:15:36",
+         "Ticket Description": "My printer stopped working after the update, please help."} for i in range(1, 11)])
+    _readme_path(tmp_path, tmp_path / "tickets.jsonl")
+
+
+def test_a_direct_identifier_inside_a_quasi_identifier_value_is_masked(tmp_path):
+    """A forum profile whose location names its user ("/home/bak1139"): the released value shows
+    the identifier's column label in its place, and the rest of it."""
+    _jsonl(tmp_path / "profiles.jsonl", [
+        {"user_id": i, "display_name": n, "location": "/home/bak1139" if i == 1 else ["Ohio", "Texas"][i % 2],
+         "text": PLAIN} for i, n in enumerate(NAMES, 1)])
+    _readme_path(tmp_path, tmp_path / "profiles.jsonl")
+    import duckdb
+    con = duckdb.connect(str(tmp_path / "data.duckdb"), read_only=True)
+    shown = {r[0] for r in con.execute("SELECT location FROM rx.release").fetchall()}
+    con.close()
+    assert any("/home/[DISPLAY_NAME]" in v for v in shown) and not any("bak1139" in v.lower() for v in shown), shown
+
+
+def test_names_joined_in_a_url_and_a_name_that_holds_a_place(tmp_path):
+    """Two users' names in one chat link ("discussion-between-quorvex-and-bak1139"); a hotel
+    whose name holds a place that most of its reviews mention ("Canary Wharf")."""
+    _jsonl(tmp_path / "users.jsonl", [{"user_id": i, "display_name": n, "location": ["Ohio", "Texas"][i % 2]}
+                                      for i, n in enumerate(NAMES, 1)])
+    _jsonl(tmp_path / "comments.jsonl", [
+        {"comment_id": i, "user_id": i, "text": PLAIN if i != 2 else "Let us continue this in chat "
+         "http://chat.example.com/rooms/16298/discussion-between-quorvex-and-bak1139 please."} for i in range(1, 11)])
+    _readme_path(tmp_path, tmp_path / "users.jsonl", tmp_path / "comments.jsonl")
+    hotel = tmp_path / "hotel"
+    hotel.mkdir()
+    with open(hotel / "hotel_reviews.csv", "w", encoding="utf-8") as f:
+        f.write("Hotel_Name,Reviewer_Score,Positive_Review\n")
+        for i in range(10):
+            f.write(f"Britannia International Hotel Canary Wharf,{7 + i % 2},"
+                    + ("Great location near Canary Wharf and the staff were friendly.\n" if i < 6 else
+                       "The room was clean and the staff were friendly.\n"))
+    _readme_path(hotel, hotel / "hotel_reviews.csv")
