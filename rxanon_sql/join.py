@@ -6,13 +6,14 @@ that do not depend on the configured column names.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
 from .config import Config
-from .errors import InputError
+from .errors import InputError, outside_the_database
 from .sqlrun import col, fold, ident, lit, run, run_file, table, union_all
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -70,10 +71,14 @@ def _find_relation(con: duckdb.DuckDBPyConnection, name: str) -> tuple[tuple[str
             described = run(con, exp.Describe(this=exp.select("*").from_(relation_table(path)))).fetchall()
         except duckdb.CatalogException:
             continue
+        except duckdb.PermissionException as e:
+            raise outside_the_database(e, f"relation {name!r}") from None
         except duckdb.Error as e:
             raise InputError(f"relation {name!r} cannot be read: {str(e).splitlines()[0]}") from None
         return path, [r[0] for r in described]
-    raise InputError(f"relation {name!r} not found in the database")
+    raise InputError(f"relation {name!r} not found in the database" + (
+        "; a file is brought in with `rxanon-sql load`" if re.search(r"[/\\]|\.(csv|tsv|parquet|json|jsonl|gz)$", name)
+        else ""))
 
 
 def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]]) -> dict[str, str]:
@@ -105,6 +110,8 @@ def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, lis
             owners.setdefault(fold(c), (c, name))
     try:
         rows = run(con, exp.Describe(this=source_query(cfg))).fetchall()
+    except duckdb.PermissionException as e:
+        raise outside_the_database(e, "source.query" if cfg.query else f"relations {list(cfg.relations)}") from None
     except duckdb.Error as e:
         raise InputError(f"the source cannot be read: {str(e).splitlines()[0]}") from None
     names = [r[0] for r in rows]
