@@ -131,11 +131,16 @@ def _writable(path: str, what: str) -> None:
 @contextmanager
 def _readable(db: str):
     """A database file that opens but is damaged (truncated, overwritten) fails on its first read
-    of a damaged block, anywhere in a run."""
+    of a damaged block, anywhere in a run: a truncated one with an IOException, a block whose
+    checksum fails with a bare duckdb.Error that only its message tells apart."""
     try:
         yield
-    except duckdb.IOException as e:
-        _fail(f"database {db!r} cannot be read (damaged or truncated?): {str(e).splitlines()[0]}")
+    except duckdb.Error as e:
+        line = str(e).splitlines()[0]
+        if not isinstance(e, duckdb.IOException) and not (type(e) is duckdb.Error
+                                                           and line.startswith("Corrupt database file")):
+            raise
+        _fail(f"database {db!r} cannot be read (damaged or truncated?): {line}")
 
 
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):

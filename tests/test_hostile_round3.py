@@ -156,6 +156,40 @@ def test_a_confined_connection_still_does_what_the_tool_needs(tmp_path):
     assert con.execute("SELECT count(*) FROM duckdb_temporary_files()").fetchall()[0][0] > 0
 
 
+# --- 3: a damaged block --------------------------------------------------------------------------
+
+def damage(db: str, relation: str) -> None:
+    """Overwrite bytes inside the blocks that hold `relation`, past each block's checksum."""
+    con = duckdb.connect(db)
+    con.execute("CHECKPOINT")
+    size = con.execute("SELECT block_size FROM pragma_database_size()").fetchall()[0][0]
+    blocks = [b for (b,) in con.execute("SELECT DISTINCT block_id FROM pragma_storage_info(?) WHERE block_id >= 0",
+                                        [relation]).fetchall()]
+    con.close()
+    assert blocks
+    with open(db, "r+b") as f:
+        for b in blocks:
+            f.seek(3 * 4096 + b * size + 64)          # (after the file's three header blocks)
+            f.write(b"\xff" * 64)
+
+
+def test_a_damaged_block_in_the_source_fails_apply_in_one_line(tmp_path):
+    db = tiny_db(tmp_path)
+    damage(db, "people")
+    config = tiny_config(tmp_path)
+    for command in (["apply", db, "--config", config], ["sweep", db, "--config", config, "--k", "2", "--lambda", "0.5"]):
+        one_line_error(cli(*command), "tiny.duckdb", "cannot be read (damaged", "checksum")
+
+
+def test_a_damaged_block_in_the_release_fails_verify_and_export_in_one_line(released, tmp_path):
+    db = copy_of(released, tmp_path)
+    damage(db, "rx.audit")
+    out = tmp_path / "out.parquet"
+    for command in (["verify", db], ["export", db, out]):
+        one_line_error(cli(*command), "copy.duckdb", "cannot be read (damaged", "checksum")
+    assert not out.exists()
+
+
 # --- 5: where export writes ----------------------------------------------------------------------
 
 def test_export_onto_a_symlink_to_the_database_is_refused(released, tmp_path):
