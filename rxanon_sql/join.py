@@ -120,6 +120,7 @@ def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, lis
         raise InputError(f"the source has duplicate column names {dupes} (DuckDB's names ignore case); "
                          "rename them in source.query")
     _check_nothing_dropped(con, cfg, columns, keys)
+    _check_nothing_repeated(con, cfg, columns, keys)
     return {r[0]: r[1] for r in rows}
 
 
@@ -147,6 +148,43 @@ def _check_nothing_dropped(con: duckdb.DuckDBPyConnection, cfg: Config, columns:
         if lost:
             raise InputError(f"{lost} rows of relation {name!r} find no partner on column(s) {on} in the natural join "
                              f"of relations {list(cfg.relations)} and would be dropped; give the join in a source.query")
+
+
+def _check_nothing_repeated(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]],
+                             keys: set[str]) -> None:
+    """D holds each row of the text relation once: a key that another relation holds twice (an
+    author listed twice, with two ages) would repeat that person's texts, with both ages merged
+    into one range, and a release would no longer be one row per text. The text relation is the
+    largest one that holds a text column, or without text the largest one."""
+    if len(cfg.relations) < 2:
+        return
+
+    def count(query: exp.Query) -> int:
+        return run(con, exp.select(exp.Count(this=exp.Star())).from_(
+            exp.Subquery(this=query, alias=exp.TableAlias(this=ident("q"))))).fetchall()[0][0]
+    rows = {name: count(exp.select("*").from_(_relation_of(cfg, name))) for name in columns}
+    texts = {fold(c) for c in cfg.text_columns}
+    base = max([n for n, cols in columns.items() if any(fold(c) in texts for c in cols)] or list(columns),
+               key=lambda n: rows[n])
+    joined = count(source_query(cfg))
+    if joined <= rows[base]:
+        return
+    repeated = f"the natural join of relations {list(cfg.relations)} repeats rows of relation {base!r} " \
+               f"({rows[base]} rows become {joined})"
+    for name, cols in columns.items():
+        on = [c for c in cols if fold(c) in keys]
+        if name == base or not on:
+            continue
+        twice = run(con, exp.select(*[col(c) for c in on], exp.alias_(exp.Count(this=exp.Star()), "n"))
+                    .from_(_relation_of(cfg, name)).group_by(*[col(c) for c in on])
+                    .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+                    .order_by(*[exp.Ordered(this=col(c)) for c in on]).limit(1)).fetchall()
+        if twice:
+            *value, n = twice[0]
+            named = f"{on[0]} = {value[0]!r}" if len(on) == 1 else f"({', '.join(on)}) = {tuple(value)!r}"
+            raise InputError(f"relation {name!r} holds {named} in {n} rows, so {repeated}; keep one row per key in "
+                             f"relation {name!r}, or give the join in a source.query")
+    raise InputError(f"{repeated}; give the join in a source.query")
 
 
 def check_columns(cfg: Config, types: dict[str, str]) -> None:

@@ -95,6 +95,31 @@ def test_a_natural_join_that_drops_rows_is_refused_naming_relation_and_column():
                            r"of relations \['a', 'p'\]")
 
 
+def test_a_key_listed_twice_in_a_joined_relation_is_refused_not_repeating_texts():
+    # (before, the author listed twice with two ages had their post released twice, age [41-50])
+    con = make(authors=AUTHORS + [(2, 50, "f")])
+    refused(con, config(), r"relation 'a' holds id = 2 in 2 rows, so the natural join of relations \['a', 'p'\] "
+                           r"repeats rows of relation 'p' \(5 rows become 6\); keep one row per key in relation 'a'")
+
+
+def test_a_lookup_relation_listing_a_key_twice_is_refused_naming_that_key():
+    con = make(a_columns="id INTEGER, age INTEGER, gender VARCHAR, city VARCHAR",
+               authors=[(*a, "Oslo" if a[0] % 2 else "Rome") for a in AUTHORS])
+    con.execute("CREATE TABLE c AS SELECT * FROM (VALUES ('Oslo', 'NO'), ('Rome', 'IT'), ('Oslo', 'US')) t(city, land)")
+    refused(con, config('relations = ["a", "p", "c"]\njoin_keys = ["id", "city"]'),
+            r"relation 'c' holds city = 'Oslo' in 2 rows, so the natural join of relations \['a', 'p', 'c'\] "
+            r"repeats rows of relation 'p' \(5 rows become 8\)")
+
+
+def test_cli_a_key_listed_twice_exits_2_in_one_line(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    make(authors=AUTHORS + [(2, 50, "f")], con=duckdb.connect(db)).close()
+    (tmp_path / "c.toml").write_text(CONFIG.format(source='relations = ["a", "p"]', person="id"))
+    r = cli("apply", db, "--config", str(tmp_path / "c.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "relation 'a' holds id = 2 in 2 rows" in r.stderr
+
+
 def test_configured_names_match_columns_in_any_case():
     con = make(a_columns='"ID" INTEGER, "Age" INTEGER, "GENDER" VARCHAR', p_columns="Id INTEGER, body VARCHAR")
     apply(con, config())
