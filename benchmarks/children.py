@@ -151,6 +151,7 @@ def child_spark_apply(spec: dict) -> dict:
     from rxanon_sql.generate import config_text
     from rxanon_sql.pipeline import apply
     from rxanon_sql.spark import open_release
+    from rxanon_sql.sqlrun import mark_owned
     work = Path(spec["workdir"])
     inputs = {n: str(work / f"{n}.parquet") for n in ("authors", "posts")}
     if not all(Path(p).exists() for p in inputs.values()):
@@ -169,6 +170,7 @@ def child_spark_apply(spec: dict) -> dict:
     if spec.get("seed_ner", True):
         con.execute("CREATE SCHEMA rx")
         con.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+        mark_owned(con, "rx")
         con.execute("COMMIT")
     cfg = parse_config(tomllib.loads(config_text(1))).with_overrides(k=spec.get("k"), lam=spec.get("lam"),
                                                                      in_memory_rows=spec.get("in_memory_rows"))

@@ -114,6 +114,7 @@ def _config(name: str, settings: str, k: int):
 
 def release(args) -> None:
     from rxanon_sql.pipeline import apply
+    from rxanon_sql.sqlrun import mark_owned
     variants = dict(v.split("=", 1) for v in args.variant) if args.variant else {"default": "", "guard-off": "rare_guard=false"}
     for name in args.sets:
         source = SETS[name]["file"]
@@ -137,6 +138,7 @@ def release(args) -> None:
             con.execute(f"ATTACH '{target}' AS done (READ_ONLY)")
             con.execute("CREATE SCHEMA IF NOT EXISTS rx")
             con.execute("CREATE OR REPLACE TABLE rx.ner_cache AS SELECT * FROM done.rx.ner_cache")
+            mark_owned(con, "rx")
             con.close()
             print(f"{name} {variant}: {time.perf_counter() - started:.1f} s "
                   f"(ner {report.timings.get('ner', 0):.1f} s, terms {report.timings.get('terms', 0):.2f} s)")

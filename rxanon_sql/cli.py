@@ -1,6 +1,7 @@
 """The `rxanon-sql` command."""
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from contextlib import contextmanager
@@ -11,7 +12,8 @@ import duckdb
 
 from . import console
 from .config import ConfigError, load_config, parse_config
-from .errors import ReleaseRejected, RxAnonSqlError
+from .errors import ReleaseRejected, RxAnonSqlError, outside_the_database
+from .sqlrun import confine
 
 EXIT_BAD_INPUT = 2
 
@@ -39,7 +41,10 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def _connect(db: str, read_only: bool = False, confined: bool = False,
+             memory_limit: str | None = None) -> duckdb.DuckDBPyConnection:
+    """The database, open for one command; `confined`: able to read its own tables only
+    (sqlrun.confine), after `memory_limit` is set, since the configuration is then locked."""
     if read_only and not Path(db).exists():
         _fail(f"database {db!r} not found")
     if not read_only:
@@ -58,7 +63,23 @@ def _connect(db: str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     # Closed when the command ends, error exits included, so that no file lock outlives it: not
     # at the process's exit, since a program or test may run many commands in one process.
     click.get_current_context().call_on_close(con.close)
+    if memory_limit is not None:
+        try:
+            con.execute("SET memory_limit = ?", [memory_limit])
+        except duckdb.Error as e:
+            _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
+    if confined:
+        confine(con)
     return con
+
+
+def _external_access_option(command):
+    return click.option(
+        "--allow-external-access", is_flag=True,
+        help="Let source.query and the database's views read files, URLs and DuckDB extensions outside the "
+             "database (read_csv, read_text, glob, a relation named like a path). A risk: a configuration or "
+             "database written by someone else could then publish any file you can read. Without it they read "
+             "the database's own tables only; `rxanon-sql load` brings a file in.")(command)
 
 
 def _engine_options(command):
@@ -76,12 +97,14 @@ def _engine_options(command):
     return command
 
 
-def _open(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False):
-    """The connection a command runs against: a DuckDB file, or a Spark session on a release folder."""
+def _open(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False,
+          confined: bool = True, memory_limit: str | None = None):
+    """The connection a command runs against: a DuckDB file (confined, as _connect), or a Spark
+    session on a release folder (which reads files only as --input, spark.session)."""
     if engine == "duckdb":
         if inputs:
             _fail("--input is read with --engine spark only; load a file into DuckDB with `rxanon-sql load`")
-        return _connect(db, read_only)
+        return _connect(db, read_only, confined, memory_limit)
     try:
         from .spark import open_release
         import pyspark  # noqa: F401
@@ -108,11 +131,16 @@ def _writable(path: str, what: str) -> None:
 @contextmanager
 def _readable(db: str):
     """A database file that opens but is damaged (truncated, overwritten) fails on its first read
-    of a damaged block, anywhere in a run."""
+    of a damaged block, anywhere in a run: a truncated one with an IOException, a block whose
+    checksum fails with a bare duckdb.Error that only its message tells apart."""
     try:
         yield
-    except duckdb.IOException as e:
-        _fail(f"database {db!r} cannot be read (damaged or truncated?): {str(e).splitlines()[0]}")
+    except duckdb.Error as e:
+        line = str(e).splitlines()[0]
+        if not isinstance(e, duckdb.IOException) and not (type(e) is duckdb.Error
+                                                           and line.startswith("Corrupt database file")):
+            raise
+        _fail(f"database {db!r} cannot be read (damaged or truncated?): {line}")
 
 
 def _apply(con, cfg, quiet: bool = False, reuse: bool = True):
@@ -164,6 +192,9 @@ class _Commands(click.Group):
             sys.exit(1)
         except RxAnonSqlError as e:
             _fail(str(e))
+        except duckdb.PermissionException as e:
+            # (source.query and the relations are named where join reads them: this is a view)
+            _fail(str(outside_the_database(e, "a view of the database", "drop or replace the view")))
 
 
 @click.group(cls=_Commands)
@@ -225,20 +256,16 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
+@_external_access_option
 @_engine_options
 def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, workers, operator, memory_limit, rebuild,
-              quiet, engine, spark_master, inputs) -> None:
+              quiet, allow_external_access, engine, spark_master, inputs) -> None:
     """Anonymize the relations of DB as configured.
 
     Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
     cfg = load_config(config_path).with_overrides(k=k, lam=lam, l=l_, t=t_, strategy=strategy, schema=schema,
                                                   workers=workers, operator=operator)
-    con = _open(db, engine, spark_master, inputs)
-    if memory_limit is not None and engine == "duckdb":
-        try:
-            con.execute("SET memory_limit = ?", [memory_limit])
-        except duckdb.Error as e:
-            _fail(f"--memory-limit {memory_limit!r}: {str(e).splitlines()[0]}")
+    con = _open(db, engine, spark_master, inputs, confined=not allow_external_access, memory_limit=memory_limit)
     with _readable(db):
         report = _apply(con, cfg, quiet=quiet, reuse=not rebuild)
     c = report.counts
@@ -269,7 +296,9 @@ def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, worke
 @click.option("--schema", help="Override anonymization.schema (where rx.* is written).")
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
-def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, workers, quiet) -> None:
+@_external_access_option
+def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, workers, quiet,
+              allow_external_access) -> None:
     """Anonymize DB for each k and lambda of a grid, into rx.sweep.
 
     Each run is an `apply` (the first runs NER; a run that changes only lambda or the strategy
@@ -278,7 +307,7 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
     from .grid import grid, parse_ks, parse_lambdas, sweep
     cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
     settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
-    con = _connect(db)
+    con = _connect(db, confined=not allow_external_access)
     bar = None if quiet or not sys.stderr.isatty() else console.SweepBar(sys.stderr, len(settings))
     with _readable(db):
         try:
@@ -317,7 +346,7 @@ def report_cmd(db: str, out: str, schema: str, png_dir) -> None:
     risk of the release; without a sweep, the last run alone."""
     from .report import collect, render
     _writable(out, "--out")
-    con = _connect(db, read_only=True)
+    con = _connect(db, read_only=True, confined=True)
     with _readable(db):
         try:
             report = collect(con, schema)
@@ -358,18 +387,19 @@ def verify_cmd(db: str, schema: str, k, strict: bool, engine, spark_master, inpu
 @click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")
 @click.option("--allow-unverified", is_flag=True, help="Write the release even when it fails verify's check "
               "(or without checking it).")
+@click.option("--force", is_flag=True, help="Replace OUT if it exists (never the database itself).")
 @_engine_options
-def export(db: str, out: str, schema: str, allow_unverified: bool, engine, spark_master, inputs) -> None:
+def export(db: str, out: str, schema: str, allow_unverified: bool, force: bool, engine, spark_master, inputs) -> None:
     """Write the verified release to a .parquet or .csv file.
 
     Writes only rx.release to OUT, and only if it passes verify's check (without the residual
-    audit, which never fails a plain verdict)."""
+    audit, which never fails a plain verdict). An existing OUT is kept unless --force."""
     from .release import release_relation
     from .verify import verify
     suffix = Path(out).suffix.lower()
     if suffix not in (".parquet", ".csv"):
         _fail(f"export file {out!r} must end in .parquet or .csv")
-    _writable(out, "export file")
+    _check_export_target(out, db, force)
     con = _open(db, engine, spark_master, inputs, read_only=True)
     with _readable(db):
         try:
@@ -385,8 +415,41 @@ def export(db: str, out: str, schema: str, allow_unverified: bool, engine, spark
                    "(--allow-unverified writes it anyway)", err=True)
         sys.exit(1)
     with _readable(db):
-        (rel.write_parquet if suffix == ".parquet" else rel.write_csv)(out)
+        _write_release(rel, out, suffix == ".parquet")
     click.echo(f"wrote {rel.shape[0]} rows of {schema}.release to {out}" + (" (not verified)" if v is None else ""))
+
+
+def _check_export_target(out: str, db: str, force: bool) -> None:
+    """An export replaces a user's file only when told to, and never the database (a symlink
+    OUT may point at it): checked before anything is read."""
+    _writable(out, "export file")
+    target = Path(out)
+    if target.is_dir():
+        _fail(f"export file {out!r} is a directory; give a file name")
+    if target.exists() and any(Path(f).exists() and target.samefile(f) for f in (db, f"{db}.wal")):
+        _fail(f"export file {out!r} is the database {db!r} itself; give another file name")
+    if (target.exists() or target.is_symlink()) and not force:
+        _fail(f"export file {out!r} exists; remove it, give another name, or pass --force to replace it")
+
+
+def _write_release(rel, out: str, parquet: bool) -> None:
+    """Write the release beside OUT and move it there: a failed export leaves an existing OUT as
+    it was, and a symlink OUT is replaced, not the file it points at."""
+    # (a name of this process's, which the writer creates with the user's usual permissions)
+    tmp = str(Path(out).with_name(f".{Path(out).name}.{os.getpid()}{Path(out).suffix}"))
+    try:
+        if isinstance(rel, duckdb.DuckDBPyRelation):
+            # (the database's connection may open no file, sqlrun.confine: a connection of its
+            # own, which reads nothing but the rows it is handed, writes them)
+            with duckdb.connect() as writer:
+                rows = writer.from_arrow(rel.to_arrow_reader())
+                (rows.write_parquet if parquet else rows.write_csv)(tmp)
+        else:
+            (rel.write_parquet if parquet else rel.write_csv)(tmp)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 @main.command()

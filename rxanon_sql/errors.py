@@ -49,3 +49,13 @@ class ReleaseRejected(RxAnonSqlError):
                          "previous release, if any")
         self.verdict = verdict
         self.schema = schema
+
+
+def outside_the_database(e: duckdb.PermissionException, what: str,
+                         remedy: str = "bring the file in with `rxanon-sql load`, or pass --allow-external-access "
+                                       "if you trust the configuration and the database") -> InputError:
+    """What a confined connection (sqlrun.confine) says when `what` reads a file, URL or extension."""
+    # (DuckDB's line: 'Permission Error: Cannot access file "/etc/passwd" - file system operations
+    # are disabled by configuration': the path is what the user needs, the rest is its cause)
+    line = str(e).splitlines()[0].removeprefix("Permission Error: ").split(" - ")[0]
+    return InputError(f"{what} reads outside the database ({line}), which rxanon-sql refuses by default: {remedy}")

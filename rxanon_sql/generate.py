@@ -319,11 +319,15 @@ def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_pers
 def prefill_cache(con: duckdb.DuckDBPyConnection, cfg) -> int:
     """Copy the generator's entity spans into `<schema>.ner_cache` under cfg's recognizer
     fingerprint, for the texts the cache lacks; returns how many texts were added."""
+    from .pipeline import check_schema_is_ours
     from .recognize import fingerprint
-    from .sqlrun import create_schema, run_file, table
+    from .sqlrun import create_schema, mark_owned, run_file, table
     s = cfg.schema
+    check_schema_is_ours(con, s)
     create_schema(con, s)
     run_file(con, "ner_cache", s)
+    # (a cache without the marker would make the schema a stranger's to the run that reads it)
+    mark_owned(con, s)
     cache = table("ner_cache", s).sql("duckdb")
     before = con.execute(f"SELECT count(*) FROM {cache}").fetchall()[0][0]
     con.execute(f"INSERT INTO {cache} SELECT ?, g.text_hash, g.entities FROM generated_entities AS g "

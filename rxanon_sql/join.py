@@ -6,13 +6,14 @@ that do not depend on the configured column names.
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
 from .config import Config
-from .errors import InputError
+from .errors import InputError, outside_the_database
 from .sqlrun import col, fold, ident, lit, run, run_file, table, union_all
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -70,10 +71,14 @@ def _find_relation(con: duckdb.DuckDBPyConnection, name: str) -> tuple[tuple[str
             described = run(con, exp.Describe(this=exp.select("*").from_(relation_table(path)))).fetchall()
         except duckdb.CatalogException:
             continue
+        except duckdb.PermissionException as e:
+            raise outside_the_database(e, f"relation {name!r}") from None
         except duckdb.Error as e:
             raise InputError(f"relation {name!r} cannot be read: {str(e).splitlines()[0]}") from None
         return path, [r[0] for r in described]
-    raise InputError(f"relation {name!r} not found in the database")
+    raise InputError(f"relation {name!r} not found in the database" + (
+        "; a file is brought in with `rxanon-sql load`" if re.search(r"[/\\]|\.(csv|tsv|parquet|json|jsonl|gz)$", name)
+        else ""))
 
 
 def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]]) -> dict[str, str]:
@@ -105,6 +110,8 @@ def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, lis
             owners.setdefault(fold(c), (c, name))
     try:
         rows = run(con, exp.Describe(this=source_query(cfg))).fetchall()
+    except duckdb.PermissionException as e:
+        raise outside_the_database(e, "source.query" if cfg.query else f"relations {list(cfg.relations)}") from None
     except duckdb.Error as e:
         raise InputError(f"the source cannot be read: {str(e).splitlines()[0]}") from None
     names = [r[0] for r in rows]
@@ -113,6 +120,7 @@ def describe(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, lis
         raise InputError(f"the source has duplicate column names {dupes} (DuckDB's names ignore case); "
                          "rename them in source.query")
     _check_nothing_dropped(con, cfg, columns, keys)
+    _check_nothing_repeated(con, cfg, columns, keys)
     return {r[0]: r[1] for r in rows}
 
 
@@ -140,6 +148,43 @@ def _check_nothing_dropped(con: duckdb.DuckDBPyConnection, cfg: Config, columns:
         if lost:
             raise InputError(f"{lost} rows of relation {name!r} find no partner on column(s) {on} in the natural join "
                              f"of relations {list(cfg.relations)} and would be dropped; give the join in a source.query")
+
+
+def _check_nothing_repeated(con: duckdb.DuckDBPyConnection, cfg: Config, columns: dict[str, list[str]],
+                             keys: set[str]) -> None:
+    """D holds each row of the text relation once: a key that another relation holds twice (an
+    author listed twice, with two ages) would repeat that person's texts, with both ages merged
+    into one range, and a release would no longer be one row per text. The text relation is the
+    largest one that holds a text column, or without text the largest one."""
+    if len(cfg.relations) < 2:
+        return
+
+    def count(query: exp.Query) -> int:
+        return run(con, exp.select(exp.Count(this=exp.Star())).from_(
+            exp.Subquery(this=query, alias=exp.TableAlias(this=ident("q"))))).fetchall()[0][0]
+    rows = {name: count(exp.select("*").from_(_relation_of(cfg, name))) for name in columns}
+    texts = {fold(c) for c in cfg.text_columns}
+    base = max([n for n, cols in columns.items() if any(fold(c) in texts for c in cols)] or list(columns),
+               key=lambda n: rows[n])
+    joined = count(source_query(cfg))
+    if joined <= rows[base]:
+        return
+    repeated = f"the natural join of relations {list(cfg.relations)} repeats rows of relation {base!r} " \
+               f"({rows[base]} rows become {joined})"
+    for name, cols in columns.items():
+        on = [c for c in cols if fold(c) in keys]
+        if name == base or not on:
+            continue
+        twice = run(con, exp.select(*[col(c) for c in on], exp.alias_(exp.Count(this=exp.Star()), "n"))
+                    .from_(_relation_of(cfg, name)).group_by(*[col(c) for c in on])
+                    .having(exp.GT(this=exp.Count(this=exp.Star()), expression=exp.Literal.number(1)))
+                    .order_by(*[exp.Ordered(this=col(c)) for c in on]).limit(1)).fetchall()
+        if twice:
+            *value, n = twice[0]
+            named = f"{on[0]} = {value[0]!r}" if len(on) == 1 else f"({', '.join(on)}) = {tuple(value)!r}"
+            raise InputError(f"relation {name!r} holds {named} in {n} rows, so {repeated}; keep one row per key in "
+                             f"relation {name!r}, or give the join in a source.query")
+    raise InputError(f"{repeated}; give the join in a source.query")
 
 
 def check_columns(cfg: Config, types: dict[str, str]) -> None:

@@ -32,7 +32,7 @@ from .recoding import recode
 from .release import release
 from .repair import repair
 from .reuse import record, reusable, source_fingerprint
-from .sqlrun import OWNED, column_names, create_schema, mark_owned, run_file, schema_objects, table
+from .sqlrun import OWNED, create_schema, mark_owned, run_file, schema_objects, table
 from .udf import forget_rolled_back, register_cut, register_find, system_allocator
 from .verify import ReleaseRejected, Verdict, verify
 from .faults import fault_point
@@ -132,31 +132,17 @@ def _record_run(con, cfg: Config, report: RunReport, started: dt.datetime) -> No
 
 def check_schema_is_ours(con: duckdb.DuckDBPyConnection, schema: str) -> None:
     """Runs write only into a schema rxanon-sql owns: one that is empty or missing, or whose every
-    table and view its marker (sqlrun.OWNED) lists. A schema of a version before the marker is
-    taken as rxanon-sql's when it holds rx.runs with exactly the columns rxanon-sql gives it, or
-    (a first run killed after NER) nothing but rx.ner_cache with its columns: a user's table of
-    that name would have to copy those columns by accident."""
+    table and view its marker (sqlrun.OWNED) lists. Only the marker tells, never a table's
+    columns: a user's copy of a run log (main.runs beside main.dataset) has the very columns of
+    rx.runs."""
     names = schema_objects(con, schema)
+    listed = set()
     if OWNED in names:
         listed = {r[0] for r in con.execute(f"SELECT table_name FROM {table(OWNED, schema).sql('duckdb')}").fetchall()}
-        foreign = names - listed
-    elif "runs" in names and _is_runs_table(column_names(con, table("runs", schema))):
-        foreign = set()
-    elif names == {"ner_cache"} and column_names(con, table("ner_cache", schema)) == ["fingerprint", "text_hash",
-                                                                                         "entities"]:
-        foreign = set()     # (the columns of sql/ner_cache.sql)
-    else:
-        foreign = names
+    foreign = names - listed
     if foreign:
         raise InputError(f"schema {schema!r} holds tables rxanon-sql did not write ({sorted(foreign)[:5]}), which a "
                          "run would replace; choose another anonymization.schema (--schema)")
-
-
-def _is_runs_table(columns: list[str]) -> bool:
-    first = [c for c, _ in RUNS_COLUMNS]
-    added = [c for c, _ in RUNS_COLUMNS_ADDED]
-    # (each version added its columns in this order, so an older table holds a prefix of them)
-    return columns[:len(first)] == first and columns[len(first):] == added[:len(columns) - len(first)]
 
 
 def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str], fingerprint: str) -> None:

@@ -77,6 +77,9 @@ def session(master: str = "local[2]", app: str = "rxanon-sql", conf: dict | None
         "spark.sql.shuffle.partitions": "4",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.caseSensitive": "true",
+        # (a relation named csv.`/etc/passwd` in a configuration would read that file: Spark reads
+        # files only as the command's --input, as DuckDB reads only its database, sqlrun.confine)
+        "spark.sql.runSQLOnFiles": "false",
         # (in local mode the driver is the whole of Spark: its default 1 GB could not broadcast
         # the join of 250,000 texts to their edits)
         **({"spark.driver.memory": "4g"} if master.startswith("local") else {}),

@@ -239,6 +239,19 @@ def column_names(con: duckdb.DuckDBPyConnection, relation: exp.Table) -> list[st
     return list(column_types(con, relation))
 
 
+def confine(con: duckdb.DuckDBPyConnection) -> None:
+    """Let the connection read nothing but its own database: no file, URL or glob (read_csv,
+    read_text, a relation named like a path, a view that reads one), and no extension installed
+    or loaded on demand. A configuration or database written by someone else could otherwise
+    publish any file the user can read. For good: DuckDB refuses to turn it back on, and the
+    configuration is locked, so that nothing later in the session (a SET the tool never runs, a
+    query's own settings) can lift it. verify's ':memory:' catalogue, temporary files spilled
+    beside the database, and Python UDFs still work."""
+    for setting in ("enable_external_access", "autoinstall_known_extensions", "autoload_known_extensions"):
+        con.execute(f"SET {setting} = false")
+    con.execute("SET lock_configuration = true")
+
+
 # The tables and views rxanon-sql wrote into its output schema: pipeline.check_schema_is_ours
 # refuses a schema that holds anything else, so that no run ever replaces a table of the user's.
 OWNED = "rxanon_sql_tables"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from helpers import config_from, demo_config, rows, scalar
+from helpers import config_from, demo_config, rows, rx_tables, scalar
 from rxanon_sql.config import ConfigError
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.join import InputError
@@ -95,6 +95,31 @@ def test_a_natural_join_that_drops_rows_is_refused_naming_relation_and_column():
                            r"of relations \['a', 'p'\]")
 
 
+def test_a_key_listed_twice_in_a_joined_relation_is_refused_not_repeating_texts():
+    # (before, the author listed twice with two ages had their post released twice, age [41-50])
+    con = make(authors=AUTHORS + [(2, 50, "f")])
+    refused(con, config(), r"relation 'a' holds id = 2 in 2 rows, so the natural join of relations \['a', 'p'\] "
+                           r"repeats rows of relation 'p' \(5 rows become 6\); keep one row per key in relation 'a'")
+
+
+def test_a_lookup_relation_listing_a_key_twice_is_refused_naming_that_key():
+    con = make(a_columns="id INTEGER, age INTEGER, gender VARCHAR, city VARCHAR",
+               authors=[(*a, "Oslo" if a[0] % 2 else "Rome") for a in AUTHORS])
+    con.execute("CREATE TABLE c AS SELECT * FROM (VALUES ('Oslo', 'NO'), ('Rome', 'IT'), ('Oslo', 'US')) t(city, land)")
+    refused(con, config('relations = ["a", "p", "c"]\njoin_keys = ["id", "city"]'),
+            r"relation 'c' holds city = 'Oslo' in 2 rows, so the natural join of relations \['a', 'p', 'c'\] "
+            r"repeats rows of relation 'p' \(5 rows become 8\)")
+
+
+def test_cli_a_key_listed_twice_exits_2_in_one_line(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    make(authors=AUTHORS + [(2, 50, "f")], con=duckdb.connect(db)).close()
+    (tmp_path / "c.toml").write_text(CONFIG.format(source='relations = ["a", "p"]', person="id"))
+    r = cli("apply", db, "--config", str(tmp_path / "c.toml"))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
+    assert "relation 'a' holds id = 2 in 2 rows" in r.stderr
+
+
 def test_configured_names_match_columns_in_any_case():
     con = make(a_columns='"ID" INTEGER, "Age" INTEGER, "GENDER" VARCHAR', p_columns="Id INTEGER, body VARCHAR")
     apply(con, config())
@@ -152,16 +177,24 @@ def test_a_table_the_user_adds_to_the_tools_schema_is_refused():
     refused(con, config(), r"schema 'rx' holds tables rxanon-sql did not write \(\['notes'\]\)")
 
 
-def test_a_schema_of_an_earlier_version_without_the_marker_is_accepted():
+def test_a_copied_run_log_with_the_tools_columns_does_not_make_main_the_tools_schema():
+    # (before, main.runs with exactly rx.runs's columns made `--schema main` overwrite the user's
+    # dataset, release and terms: only the marker tells the tool's schema)
     con = make()
     apply(con, config())
-    con.execute("DROP TABLE rx.rxanon_sql_tables")
-    # (an earlier version's rx.runs lacked the columns added later)
-    for column in ("ncp", "ncp_x", "ncp_a", "reused"):
-        con.execute(f"ALTER TABLE rx.runs DROP COLUMN {column}")
-    apply(con, config(extra="lambda = 0.2\n"))
-    assert scalar(con, "SELECT count(*) FROM rx.runs") == 2
-    assert scalar(con, "SELECT count(*) FROM rx.rxanon_sql_tables WHERE table_name = 'runs'") == 1
+    for name in ("runs", "dataset", "release", "terms"):
+        con.execute(f'CREATE TABLE main."{name}" AS SELECT * FROM rx."{name}"')
+    refused(con, config(extra='schema = "main"\n'), "schema 'main' holds tables rxanon-sql did not write")
+
+
+@pytest.mark.parametrize("left", ["runs", "ner_cache"])
+def test_a_schema_without_the_marker_is_refused_whatever_its_tables_columns(left):
+    con = make()
+    apply(con, config())
+    views = {v for (v,) in rows(con, "SELECT view_name FROM duckdb_views() WHERE schema_name = 'rx'")}
+    for name in sorted(set(rx_tables(con)) - {left}, key=lambda n: n not in views):
+        con.execute(f'DROP {"VIEW" if name in views else "TABLE"} rx."{name}"')
+    refused(con, config(), rf"schema 'rx' holds tables rxanon-sql did not write \(\['{left}'\]\)")
 
 
 def test_cli_apply_into_main_with_a_users_runs_table_exits_2_and_writes_nothing(tmp_path):

@@ -33,6 +33,7 @@ from rxanon_sql.demo import CONFIG, write_demo_database  # noqa: E402
 from rxanon_sql.partition import partition  # noqa: E402
 from rxanon_sql.pipeline import apply  # noqa: E402
 from rxanon_sql.spark import MANIFEST, open_release  # noqa: E402
+from rxanon_sql.sqlrun import mark_owned  # noqa: E402
 
 # (tiny tables: compiling generated code and re-planning cost more than running)
 SMALL = {"spark.sql.shuffle.partitions": "1", "spark.default.parallelism": "1",
@@ -194,6 +195,7 @@ def _release_with_ner_cache(folder, inputs):
     spark = open_release(str(folder), "local[2]", inputs)
     spark.execute("CREATE SCHEMA rx")
     spark.execute("CREATE TABLE rx.ner_cache AS SELECT * FROM ner_seed")
+    mark_owned(spark, "rx")         # (only its marker makes the schema rxanon-sql's)
     spark.execute("COMMIT")
     return spark
 
