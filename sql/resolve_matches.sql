@@ -44,6 +44,22 @@ WHERE (text_id, start_pos, end_pos, needle) IN (
     WHERE p.rare_number
 );
 
+-- A rare match (label RARE: a rare word or capitalised run) that cuts through a tagged span takes
+-- the span in: "York Musicians" of "New York Musicians", written by one blogger, over the GPE
+-- "New York" that the partition shares. Dropped, as below, it left "Musicians" readable beside a
+-- kept "New York", and the run singled its writer out whatever the model tagged (privacy wins:
+-- docs/privacy.md, "Where two rules meet"). Widened, it covers the span whole and wins over it.
+INSERT INTO counted_matches
+SELECT m.text_id, CAST(least(m.start_pos, min(b.start_pos)) AS INTEGER) AS start_pos,
+       CAST(greatest(m.end_pos, max(b.end_pos)) AS INTEGER) AS end_pos, m.needle
+FROM counted_matches AS m
+JOIN corpus_needles AS n ON n.norm = m.needle AND n.label = 'RARE'
+JOIN blocking AS b ON b.text_id = m.text_id AND b.start_pos < m.end_pos AND m.start_pos < b.end_pos
+WHERE b.source <> 'identifier'
+  AND NOT (m.start_pos <= b.start_pos AND b.end_pos <= m.end_pos)
+  AND NOT (b.start_pos <= m.start_pos AND m.end_pos <= b.end_pos)
+GROUP BY m.text_id, m.start_pos, m.end_pos, m.needle;
+
 -- A match that cuts through a tagged span, or lies inside one, is no candidate: the span is the
 -- term there. Left in, it could win over a shorter match beside the span and then lose to the
 -- span (propagate_terms.sql), and the shorter one's text stayed bare. A match that covers
