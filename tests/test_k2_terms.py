@@ -147,3 +147,17 @@ def test_variants_of_one_word_across_persons_pass_the_check(monkeypatch, posts, 
     assert norms_follow_surfaces(con) == 0
     v = verify(con)
     assert v.ok and not v.leaks, (v.leaks, v.failing)
+
+
+def test_a_rare_run_that_cuts_through_a_kept_term_takes_it_in(monkeypatch):
+    """"New York Musicians", written by one person, around the GPE "New York" that both persons
+    hold: the rare run "York Musicians" cut through the tagged span and was dropped, and
+    "Musicians" stayed readable beside the kept "New York", a run only that person wrote."""
+    con = run(monkeypatch, [
+        (1, "With all of our wishes, New York Musicians Well, we got snow.", [("New York", "GPE")]),
+        (2, "I went to New York last winter.", [("New York", "GPE")]),
+        (1, "Back in New York again.", [("New York", "GPE")]),
+    ], lam=0.5)
+    assert not any("Musicians" in t for t in released(con)), released(con)
+    v = verify(con)
+    assert v.ok and not v.suspects, v.suspects
