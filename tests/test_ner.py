@@ -80,6 +80,22 @@ def test_long_texts_are_recognized_in_pieces(rec, monkeypatch):
     assert labels(rec, text) == whole  # offsets mapped back; cuts fall between sentences
 
 
+def test_long_runs_without_white_space_are_cut_and_floods_left_out(rec):
+    # spaCy's tokenizer takes the square of a run's length (20,000 emoji: 33 s): NER reads runs
+    # in pieces of MAX_RUN characters and nothing of a stretch without a letter or digit
+    import udfs.ner as ner
+    run = ",".join(["x7😀"] * 400)           # letters in it: read, in pieces
+    text = ("Write to Ann Smith in Paris." + "😀" * 20_000 + "!?" * 3_000 + " Omar lives in Berlin. "
+            + run + " Call Mary Jones.")
+    pieces = ner._pieces(text)
+    assert max(len(w) for _, p in pieces for w in p.split()) <= ner.MAX_RUN
+    assert all(text[o:o + len(p)] == p for o, p in pieces)
+    read = {i for o, p in pieces for i in range(o, o + len(p))}
+    assert len(read) < len(text) - 26_000 and not any(c.isalnum() for i, c in enumerate(text) if i not in read)
+    found = labels(rec, text)                # (labels checks every span against its offsets)
+    assert {("Ann Smith", "PERSON"), ("Berlin", "GPE"), ("Mary Jones", "PERSON")} <= set(found)
+
+
 def test_a_one_megabyte_text(rec):
     text = "Write to ann@example.org from Paris." + "\n" * 1_100_000 + "Call Omar in Berlin."
     found = labels(rec, text)

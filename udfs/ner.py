@@ -10,6 +10,7 @@ positions.
 from __future__ import annotations
 
 import functools
+import re
 
 import pyarrow as pa
 
@@ -171,22 +172,68 @@ def tag_context(nlp) -> int | None:
 # with the length of a doc, so a long text goes through NER in pieces cut at a line break or a
 # space; the rule recognizers still see it whole.
 MAX_PIECE = 100_000
+# spaCy's tokenizer takes a run without white space apart one prefix or suffix at a time, copying
+# the rest of the run each time: its work grows with the square of the run (5,000 emoji: 2 s,
+# 50,000: 207 s and 1.1 GB). A longer run than MAX_RUN is cut into pieces, after a character that
+# is no letter or digit where the run has one, so that words stay whole.
+MAX_RUN = 100
+_LONG_RUN = re.compile(rf"\S{{{MAX_RUN + 1},}}")
+# A stretch of MAX_RUN characters or more without a letter or digit (a flood of emoji,
+# punctuation or line breaks) holds no entity, but costs NER a token for each character or two:
+# NER does not read it.
+_UNREAD = re.compile(rf"[\W_]{{{MAX_RUN},}}")
+
+
+def _runs_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """text[start:end] as (start, end) pairs, cut inside every run without white space longer
+    than MAX_RUN."""
+    out = []
+    for m in _LONG_RUN.finditer(text, start, end):
+        at, stop = m.span()
+        while stop - at > MAX_RUN:
+            cut = at + MAX_RUN
+            cut = next((i + 1 for i in range(cut - 1, at + MAX_RUN // 2, -1) if not text[i].isalnum()), cut)
+            out.append((start, cut))
+            start = at = cut
+    out.append((start, end))
+    return out
 
 
 def _pieces(text: str | None, limit: int | None = None) -> list[tuple[int, str]]:
-    """(offset, piece) pairs covering a non-empty text; none for an empty or missing one."""
+    """(offset, piece) pairs covering what NER reads of a text (the text less its `_UNREAD`
+    stretches); none for an empty or missing one."""
     limit = limit or MAX_PIECE
     if not text:
         return []
-    out, start = [], 0
-    while start < len(text):
-        end = min(start + limit, len(text))
-        if end < len(text):
-            cut = max(text.rfind("\n", start + limit // 2, end), text.rfind(" ", start + limit // 2, end))
-            if cut > start:
-                end = cut + 1
-        out.append((start, text[start:end]))
-        start = end
+    stretches, at = [], 0
+    for m in _UNREAD.finditer(text):
+        stretches += _runs_cut(text, at, m.start())
+        at = m.end()
+    stretches += _runs_cut(text, at, len(text))
+    out = []
+    for start, stop in stretches:
+        while start < stop:
+            end = min(start + limit, stop)
+            if end < stop:
+                cut = max(text.rfind("\n", start + limit // 2, end), text.rfind(" ", start + limit // 2, end))
+                if cut > start:
+                    end = cut + 1
+            out.append((start, text[start:end]))
+            start = end
+    return out
+
+
+def _batches(texts: list[str], size: int) -> list[list[str]]:
+    """texts in runs of at most `size` texts and, unless one text is longer, MAX_PIECE characters:
+    spaCy's memory grows with the characters of a batch (five pieces of 100,000 characters of
+    names at once: 1.4 GB; one after another: 0.3 GB)."""
+    out, chars = [], 0
+    for t in texts:
+        if not out or chars + len(t) > MAX_PIECE or len(out[-1]) >= size:
+            out.append([])
+            chars = 0
+        out[-1].append(t)
+        chars += len(t)
     return out
 
 
@@ -298,7 +345,7 @@ class Recognizer:
     def spans(self, texts: list[str]) -> list[list[Span]]:
         """The NER spans of each text (not None, at most MAX_PIECE long): spaCy's entities less
         the vague dates and times, the false positives of the guards and the allowed surfaces."""
-        docs = list(self.nlp.pipe(texts, batch_size=self.batch_size))
+        docs = [d for batch in _batches(texts, self.batch_size) for d in self.nlp.pipe(batch, batch_size=len(batch))]
         ents = [d.ents for d in docs]            # doc.ents walks every token: once per doc
         drop = self._false_positives(docs, texts, ents)
         out = []
