@@ -9,7 +9,9 @@ positions.
 """
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 
 import pyarrow as pa
@@ -73,13 +75,25 @@ def merge(ner: list[Span], rules: list[Span]) -> list[Span]:
     """Rule hits win over overlapping NER spans; the result is sorted and non-overlapping. Only a
     rule's DATE yields to a DATE of spaCy that holds it: "May 14, 2004, a Friday" is one date,
     and its weekday would otherwise be left outside every term."""
-    wider = [s for s in ner if s.label == "DATE"]
-    rules = [r for r in rules if r.label != "DATE" or not any(
-        s.start <= r.start and r.end <= s.end and (s.start, s.end) != (r.start, r.end) for s in wider)]
+    # (by bisection: comparing every pair took 220 s on one dense 1 MB text of 60,000 spans. The
+    # NER spans do not overlap, so the one that starts last at or before a rule's DATE is the
+    # only one that can hold it; a rule hit overlaps an NER span if one of the hits that start
+    # before the span's end reaches beyond its start)
+    wider = sorted((s.start, s.end) for s in ner if s.label == "DATE")
+    starts = [a for a, _ in wider]
+
+    def held(r: Span) -> bool:
+        i = bisect.bisect_right(starts, r.start) - 1
+        return i >= 0 and r.end <= wider[i][1] and wider[i] != (r.start, r.end)
+
+    rules = [r for r in rules if r.label != "DATE" or not held(r)]
     out = list(rules)
     taken = sorted((s.start, s.end) for s in rules)
+    taken_starts = [a for a, _ in taken]
+    reach = list(itertools.accumulate((b for _, b in taken), max))
     for s in ner:
-        if not any(a < s.end and s.start < b for a, b in taken):
+        i = bisect.bisect_left(taken_starts, s.end)
+        if i == 0 or reach[i - 1] <= s.start:
             out.append(s)
     return sorted(out)
 
