@@ -96,9 +96,9 @@ rare_sequences AS (
     -- (a sequence with a rare word is covered by that word)
     HAVING bool_and(u.word NOT IN (SELECT norm FROM rare_words))
 ),
--- (each distinct sequence once; a name beside a word that is replaced only where the person
--- writes it (a rare word) is the term of everyone who writes the name with a capital, as a part
--- of a PERSON term is)
+-- The words whose neighbours 4. takes. (A name found beside one is a name needle like any other:
+-- corpus_needles below makes it a term of everyone who writes it with a capital, as it makes a
+-- part of a PERSON term.)
 replaced_words AS (
     SELECT norm AS word FROM rare_words
     UNION
@@ -111,6 +111,7 @@ name_neighbours AS (
            CASE WHEN 'PERSON' IN (SELECT label FROM rx.labels) THEN 'PERSON' ELSE 'RARE' END AS label, 1 AS n
     FROM (
         SELECT d.words[a.i] AS word, d.words[a.i + b.step] AS beside, r.words IS NOT NULL AS rare
+        -- (each distinct sequence once: most recur in many texts)
         FROM (SELECT DISTINCT words FROM sequences) AS d
         LEFT JOIN rare_wholes AS r ON r.words = d.words
         CROSS JOIN unnest(range(1, array_length(d.words) + 1)) AS a(i)
