@@ -107,9 +107,11 @@ replaced_words AS (
     WHERE label = 'PERSON' AND source <> 'identifier'
 ),
 name_neighbours AS (
-    SELECT DISTINCT p.word AS norm,
-           CASE WHEN 'PERSON' IN (SELECT label FROM rx.labels) THEN 'PERSON' ELSE 'RARE' END AS label, 1 AS n
-    FROM (
+    -- (PERSON where it is a sensitive label, else RARE where the guard is on; with neither, a
+    -- needle of a label that is not sensitive would only disturb linking)
+    SELECT DISTINCT p.word AS norm, l.label, 1 AS n
+    FROM (SELECT min(label) AS label FROM rx.labels WHERE label IN ('PERSON', 'RARE')) AS l
+    CROSS JOIN (
         SELECT d.words[a.i] AS word, d.words[a.i + b.step] AS beside, r.words IS NOT NULL AS rare
         -- (each distinct sequence once: most recur in many texts)
         FROM (SELECT DISTINCT words FROM sequences) AS d
@@ -118,7 +120,7 @@ name_neighbours AS (
         CROSS JOIN unnest([-1, 1]) AS b(step)
         WHERE a.i + b.step BETWEEN 1 AND array_length(d.words)
     ) AS p
-    WHERE length(p.word) > 1
+    WHERE l.label IS NOT NULL AND length(p.word) > 1
       AND p.word IN (SELECT word FROM rx.name_words) AND p.word NOT IN (SELECT word FROM rx.frequent_words)
       AND (p.beside IN (SELECT word FROM replaced_words)
            OR p.rare AND p.beside IN (SELECT word FROM rx.name_words)
