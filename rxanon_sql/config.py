@@ -196,9 +196,11 @@ class Config:
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
             # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
-            # characters, whose spans a cache of 5 lacks; "recognizers": each registered rule
-            # recognizer and its version, so that one added, removed or changed is a new key)
-            "guard": self.vague_temporal_guard, "rules": 6, "recognizers": recognizer_registry(),
+            # characters, whose spans a cache of 5 lacks; 7 cuts long runs without white space
+            # and leaves long stretches without a letter or digit out of NER; "recognizers": each
+            # registered rule recognizer and its version, so that one added, removed or changed is
+            # a new key)
+            "guard": self.vague_temporal_guard, "rules": 7, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint

@@ -18,6 +18,11 @@
 --    that fewer than k persons write ("Reception Team George" has a rare word of its own; "Grand
 --    Central Palace" has none; propagate.sql counts its writers in any case). Such a string singles its few writers out whatever the
 --    recognizer made of it, and since no partition of k persons can share it, it is replaced.
+-- 4. The rest of a name whose other part is replaced: a first or last name (not one of the most
+--    frequent words) beside, in a capitalised sequence, a rare word, a word of a PERSON term, or,
+--    in a sequence fewer than k persons write, another name. "Ana" of "Ana Sousa" (in text, JSON
+--    or markup) stayed where only the rare "Sousa" was a term, and "JOHN" of "TELL JOHN SMITH THE
+--    MEETING MOVED" where the longer rare run "SMITH THE MEETING MOVED" won over "JOHN SMITH".
 CREATE OR REPLACE TEMP TABLE needle_labels AS
 WITH found AS (
     SELECT norm, term, label, source, count(*) AS n
@@ -51,9 +56,13 @@ rare_words AS (
     GROUP BY word
     HAVING count(*) < (SELECT k FROM rx.params)
 ),
-written_sequences AS (
+-- (every person's, with or without the guard: a name beside a PERSON word counts without it)
+sequences AS (
     SELECT person, string_split(lower(regexp_replace(seq, $gap || '+', ' ', 'g')), ' ') AS words
-    FROM (SELECT person, unnest(regexp_extract_all(text, $sequence)) AS seq FROM rx.texts WHERE $rare_guard) AS w
+    FROM (SELECT person, unnest(regexp_extract_all(text, $sequence)) AS seq FROM rx.texts) AS w
+),
+written_sequences AS (
+    SELECT * FROM sequences WHERE $rare_guard
 ),
 -- Every run of two to four words of a sequence counts too: where a recognizer tagged part of
 -- "American Red Cross", what is left around its replacement ("American Red") must not single
@@ -87,10 +96,41 @@ rare_sequences AS (
     -- (a sequence with a rare word is covered by that word)
     HAVING bool_and(u.word NOT IN (SELECT norm FROM rare_words))
 ),
+-- The words whose neighbours 4. takes. (A name found beside one is a name needle like any other:
+-- corpus_needles below makes it a term of everyone who writes it with a capital, as it makes a
+-- part of a PERSON term.)
+replaced_words AS (
+    SELECT norm AS word FROM rare_words
+    UNION
+    SELECT lower(u.word)
+    FROM found CROSS JOIN unnest(regexp_extract_all(term, '[\pL\pN_]+')) AS u(word)
+    WHERE label = 'PERSON' AND source <> 'identifier'
+),
+name_neighbours AS (
+    -- (PERSON where it is a sensitive label, else RARE where the guard is on; with neither, a
+    -- needle of a label that is not sensitive would only disturb linking)
+    SELECT DISTINCT p.word AS norm, l.label, 1 AS n
+    FROM (SELECT min(label) AS label FROM rx.labels WHERE label IN ('PERSON', 'RARE')) AS l
+    CROSS JOIN (
+        SELECT d.words[a.i] AS word, d.words[a.i + b.step] AS beside, r.words IS NOT NULL AS rare
+        -- (each distinct sequence once: most recur in many texts)
+        FROM (SELECT DISTINCT words FROM sequences) AS d
+        LEFT JOIN rare_wholes AS r ON r.words = d.words
+        CROSS JOIN unnest(range(1, array_length(d.words) + 1)) AS a(i)
+        CROSS JOIN unnest([-1, 1]) AS b(step)
+        WHERE a.i + b.step BETWEEN 1 AND array_length(d.words)
+    ) AS p
+    WHERE l.label IS NOT NULL AND length(p.word) > 1
+      AND p.word IN (SELECT word FROM rx.name_words) AND p.word NOT IN (SELECT word FROM rx.frequent_words)
+      AND (p.beside IN (SELECT word FROM replaced_words)
+           OR p.rare AND p.beside IN (SELECT word FROM rx.name_words)
+                     AND p.beside NOT IN (SELECT word FROM rx.frequent_words))
+),
 candidates AS (
     SELECT norm, label, sum(n) AS n
     FROM (SELECT norm, label, n FROM found UNION ALL SELECT * FROM parts
-          UNION ALL SELECT * FROM rare_words UNION ALL SELECT * FROM rare_sequences) AS c
+          UNION ALL SELECT * FROM rare_words UNION ALL SELECT * FROM rare_sequences
+          UNION ALL SELECT * FROM name_neighbours) AS c
     GROUP BY ALL
 )
 SELECT norm, label

@@ -430,16 +430,28 @@ ORDER BY f.row_id, f.attribute, f.start_pos;
 CREATE OR REPLACE TABLE rx.bare_occurrences AS
 -- (each occurrence under its own surface's norm, as propagate_terms.sql names a match and as the
 -- leak check searches: the needle that found it may be another surface of the same key)
-WITH occurrences AS (
+-- (a long text cut once by rx_cut, as in propagate_terms.sql: 9 s for one mixed 1 MB text)
+WITH bare AS (
+    SELECT o.text_id, o.start_pos, o.end_pos
+    FROM surface_occurrences AS o
+    JOIN rx.texts AS t ON t.text_id = o.text_id
+    ANTI JOIN rx.terms AS k
+        ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos = o.start_pos AND k.end_pos = o.end_pos
+),
+occurrences AS (
     SELECT DISTINCT o.row_id, o.person, o.attribute, o.start_pos, o.end_pos,
            lower(regexp_replace(o.surface, '\s+', ' ', 'g')) AS norm
     FROM (
-        SELECT t.row_id, t.person, t.attribute, o.start_pos, o.end_pos,
-               substring(t.text, o.start_pos + 1, o.end_pos - o.start_pos) AS surface
-        FROM surface_occurrences AS o
-        JOIN rx.texts AS t ON t.text_id = o.text_id
-        ANTI JOIN rx.terms AS k
-            ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos = o.start_pos AND k.end_pos = o.end_pos
+        SELECT t.row_id, t.person, t.attribute, b.start_pos, b.end_pos,
+               substring(t.text, b.start_pos + 1, b.end_pos - b.start_pos) AS surface
+        FROM bare AS b
+        JOIN rx.texts AS t ON t.text_id = b.text_id
+        WHERE octet_length(encode(t.text)) <= 4096
+        UNION ALL
+        SELECT t.row_id, t.person, t.attribute, unnest(b.starts), unnest(b.ends), unnest(rx_cut(t.text, b.starts, b.ends))
+        FROM (SELECT text_id, list(start_pos) AS starts, list(end_pos) AS ends FROM bare GROUP BY text_id) AS b
+        JOIN rx.texts AS t ON t.text_id = b.text_id
+        WHERE octet_length(encode(t.text)) > 4096
     ) AS o
 ),
 -- (inside a longer term: paired within buckets of 256 characters, as terms.sql pairs spans)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from udfs.ner import Recognizer, merge
 from udfs.rules import Span
@@ -78,6 +79,41 @@ def test_long_texts_are_recognized_in_pieces(rec, monkeypatch):
     assert all(len(p) <= 60 for _, p in ner._pieces(text))
     assert "".join(p for _, p in ner._pieces(text)) == text
     assert labels(rec, text) == whole  # offsets mapped back; cuts fall between sentences
+
+
+def test_long_runs_without_white_space_are_cut_and_floods_left_out(rec):
+    # spaCy's tokenizer takes the square of a run's length (20,000 emoji: 33 s): NER reads runs
+    # in pieces of MAX_RUN characters and nothing of a stretch without a letter or digit
+    import udfs.ner as ner
+    run = ",".join(["x7😀"] * 400)           # letters in it: read, in pieces
+    text = ("Write to Ann Smith in Paris." + "😀" * 20_000 + "!?" * 3_000 + " Omar lives in Berlin. "
+            + run + " Call Mary Jones.")
+    pieces = ner._pieces(text)
+    assert max(len(w) for _, p in pieces for w in p.split()) <= ner.MAX_RUN
+    assert all(text[o:o + len(p)] == p for o, p in pieces)
+    read = {i for o, p in pieces for i in range(o, o + len(p))}
+    assert len(read) < len(text) - 26_000 and not any(c.isalnum() for i, c in enumerate(text) if i not in read)
+    found = labels(rec, text)                # (labels checks every span against its offsets)
+    assert {("Ann Smith", "PERSON"), ("Berlin", "GPE"), ("Mary Jones", "PERSON")} <= set(found)
+
+
+def _merge_pairwise(ner, rules):
+    """merge() by its definition, every pair compared (quadratic: 220 s on one dense 1 MB text)."""
+    rules = [r for r in rules if r.label != "DATE" or not any(
+        s.label == "DATE" and s.start <= r.start and r.end <= s.end and (s.start, s.end) != (r.start, r.end) for s in ner)]
+    return sorted(rules + [s for s in ner if not any(r.start < s.end and s.start < r.end for r in rules)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(1, 6), st.sampled_from(("DATE", "PERSON"))), max_size=8),
+       st.lists(st.tuples(st.integers(0, 40), st.integers(0, 8), st.sampled_from(("DATE", "PHONE"))), max_size=6))
+def test_merge_by_bisection_is_merge_by_pairs(gaps, hits):
+    ner, at = [], 0
+    for gap, width, label in gaps:          # (spaCy's entities do not overlap)
+        ner.append(Span(at + gap, at + gap + width, "x", label, "ner"))
+        at += gap + width
+    rules = [Span(a, a + w, "y", label, "rule") for a, w, label in hits]
+    assert merge(ner, rules) == _merge_pairwise(ner, rules)
 
 
 def test_a_one_megabyte_text(rec):
