@@ -4,11 +4,12 @@
     python benchmarks/dense.py --sizes 100 200      # KB
     python benchmarks/dense.py --content emoji --sizes 20 40 80 200   # 5k to 50k emoji, no space
     python benchmarks/dense.py --content mixed --sizes 1000
+    python benchmarks/dense.py --content words --sizes 1000          # "a a a ..."
 
 The database is the paper's running example (six persons, k = 2) plus a seventh person with a
 single post of the given size (KB of UTF-8): `dense`, rxanon_sql.generate.dense_text, nothing
 but names, places, companies, numbers and dates, thousands of them distinct; `emoji`, one run of
-emoji without a space; `mixed`, `mixed_text` below. Each size is one fresh `apply` in a
+emoji without a space; `mixed`, `mixed_text` below; `words`, one-letter words ("a a a ..."). Each size is one fresh `apply` in a
 subprocess (benchmarks/run.py's child_apply, so the peaks are measured the same way), with real
 spaCy NER; NER and the terms stage are also shown apart, each with the peak RSS of the process
 while it ran.
@@ -49,6 +50,8 @@ def content(kind: str, kb: int, seed: int) -> str:
         return "😀" * (kb * 1000 // 4)
     if kind == "mixed":
         return mixed_text(kb * 1000, seed)
+    if kind == "words":
+        return "a " * (kb * 500)
     return dense_text(kb * 1000, seed)
 
 
@@ -64,7 +67,7 @@ def build(path: Path, kb: int, seed: int, kind: str = "dense") -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[100, 200, 500, 1000], help="KB of the text")
-    ap.add_argument("--content", choices=("dense", "emoji", "mixed"), default="dense")
+    ap.add_argument("--content", choices=("dense", "emoji", "mixed", "words"), default="dense")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--memory-limit", default="8GB", help="DuckDB memory_limit")
     ap.add_argument("--workdir", default="/tmp/rxanon-dense")

@@ -197,7 +197,8 @@ class Config:
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
             # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
             # characters, whose spans a cache of 5 lacks; 7 cuts long runs without white space
-            # and leaves long stretches without a letter or digit out of NER; "recognizers": each
+            # and leaves long stretches without a letter or digit, or of the most frequent words
+            # in lower case, out of NER; "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
             "guard": self.vague_temporal_guard, "rules": 7, "recognizers": recognizer_registry(),

@@ -97,6 +97,22 @@ def test_long_runs_without_white_space_are_cut_and_floods_left_out(rec):
     assert {("Ann Smith", "PERSON"), ("Berlin", "GPE"), ("Mary Jones", "PERSON")} <= set(found)
 
 
+def test_stretches_of_the_most_frequent_words_are_left_out(rec):
+    # 1 MB of "a a a ..." cost NER 73 s for nothing but false positives ("a" as a PERSON)
+    import udfs.ner as ner
+    frequent = ner._frequent("en")
+    for filler in ("a ", "a,", "i am in it and so is she. "):
+        text = "Write to Ann Smith. " + filler * 2_000 + "Omar lives in Berlin. " + filler * 3
+        pieces = ner._pieces(text, frequent=frequent)
+        assert all(text[o:o + len(p)] == p for o, p in pieces)
+        assert sum(len(p) for _, p in pieces) < 200, pieces
+        assert {("Ann Smith", "PERSON"), ("Berlin", "GPE")} <= set(labels(rec, text))
+    # (a capital, a digit or a rarer word ends a stretch: "May", "2", "cat" are read)
+    for word in ("May", "2", "cat"):
+        text = "a " * 300 + word + " a" * 300
+        assert any(word in p for _, p in ner._pieces(text, frequent=frequent))
+
+
 def _merge_pairwise(ner, rules):
     """merge() by its definition, every pair compared (quadratic: 220 s on one dense 1 MB text)."""
     rules = [r for r in rules if r.label != "DATE" or not any(

@@ -16,7 +16,7 @@ import re
 
 import pyarrow as pa
 
-from rxanon_sql.common_words import DEFAULT_ZIPF, common_words, name_words
+from rxanon_sql.common_words import DEFAULT_ZIPF, FREQUENT_ZIPF, common_words, name_words
 from rxanon_sql.errors import PipelineNotFound
 
 from .glue import clean
@@ -213,17 +213,56 @@ def _runs_cut(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
-def _pieces(text: str | None, limit: int | None = None) -> list[tuple[int, str]]:
+# A stretch of IDLE_RUN characters or more made only of the language's most frequent words in
+# lower case, with anything but a letter or digit between them ("a a a ...", "a,a,a,...", "i am in
+# it and so is she"): what the model tags in it
+# ("a" as a PERSON) is a false positive, no name, yet each word costs NER a token (1 MB of
+# "a a a ...": 73 s). NER does not read it either. (Real text has a rarer word, a capital or a
+# digit well within IDLE_RUN characters: of the blog sample's 13,276 texts, none has such a stretch.)
+IDLE_RUN = 500
+_WORD = re.compile(r"\w+")
+
+
+@functools.lru_cache(maxsize=8)
+def _frequent(lang: str) -> frozenset[str]:
+    return frozenset(common_words(lang, FREQUENT_ZIPF))
+
+
+def _idle_cut(text: str, start: int, end: int, frequent: frozenset[str]) -> list[tuple[int, int]]:
+    """text[start:end] less its stretches of frequent lower-case words (see _WORD)."""
+    if end - start < IDLE_RUN or not frequent:
+        return [(start, end)]
+    out, idle_from, last_end = [], None, start
+    for m in _WORD.finditer(text, start, end):
+        word = m.group()
+        if not (word.isalpha() and word.islower() and word in frequent):
+            if idle_from is not None and last_end - idle_from >= IDLE_RUN:
+                out.append((start, idle_from))
+                start = m.start()
+            idle_from = None
+        elif idle_from is None:
+            idle_from = m.start()
+        last_end = m.end()
+    if idle_from is not None and last_end - idle_from >= IDLE_RUN:
+        out.append((start, idle_from))
+        start = end
+    if start < end:
+        out.append((start, end))
+    return [(a, b) for a, b in out if a < b]
+
+
+def _pieces(text: str | None, limit: int | None = None, frequent: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
     """(offset, piece) pairs covering what NER reads of a text (the text less its `_UNREAD`
-    stretches); none for an empty or missing one."""
+    stretches and its stretches of `frequent` words); none for an empty or missing one."""
     limit = limit or MAX_PIECE
     if not text:
         return []
-    stretches, at = [], 0
+    read, at = [], 0
     for m in _UNREAD.finditer(text):
-        stretches += _runs_cut(text, at, m.start())
+        read += _idle_cut(text, at, m.start(), frequent)
         at = m.end()
-    stretches += _runs_cut(text, at, len(text))
+    read += _idle_cut(text, at, len(text), frequent)
+    stretches = [p for a, b in read for p in _runs_cut(text, a, b)]
     out = []
     for start, stop in stretches:
         while start < stop:
@@ -381,7 +420,8 @@ class Recognizer:
         recognizers read the text cleaned of glue characters (`glue.clean`): a name hidden by
         one ("John\u200bSmith") is found, and its span covers the glue inside it."""
         cleaned = [None if t is None else clean(t) for t in texts]
-        pieces = [_pieces(c.text) if c else [] for c in cleaned]
+        frequent = _frequent(self.nlp.lang)
+        pieces = [_pieces(c.text, frequent=frequent) if c else [] for c in cleaned]
         found = iter(self.spans([p for ps in pieces for _, p in ps]))
         out: list[list[Span] | None] = []
         for t, c, ps in zip(texts, cleaned, pieces):
