@@ -197,11 +197,12 @@ class Config:
             # ("rules": the recognizers' version; 5 added the written dates and the lower-case
             # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
             # characters, whose spans a cache of 5 lacks; 7 cuts long runs without white space
-            # and leaves long stretches without a letter or digit, or of the most frequent words
-            # in lower case, out of NER; "recognizers": each
+            # and leaves long stretches without a letter or digit out of NER; 8 leaves out long
+            # stretches of the most frequent words in lower case, and drops spans made only of
+            # function words or, of a name's label, without a word of two letters; "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
-            "guard": self.vague_temporal_guard, "rules": 7, "recognizers": recognizer_registry(),
+            "guard": self.vague_temporal_guard, "rules": 8, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint

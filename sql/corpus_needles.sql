@@ -49,6 +49,9 @@ person_words AS (
     -- (the common words left out before the persons' words are made distinct, so that DISTINCT
     -- hashes only the rarer words, not the common ones that make up most of a text)
     ANTI JOIN rx.common_words AS c ON c.word = w.word
+    -- (a single character names no one: "å", "æ" of mis-decoded text, a digit; the audit,
+    -- residual.sql, passes them too)
+    WHERE length(w.word) > 1
 ),
 rare_words AS (
     SELECT word AS norm, 'RARE' AS label, 1 AS n

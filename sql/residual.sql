@@ -1,7 +1,7 @@
 -- The residual audit of `verify`: what a released text still says that few persons' original
 -- texts say, found without rx.terms, so that a term no recognizer tagged shows up too.
 --
--- A suspect is a token of a released text (lower case, $token) that is no common word of the
+-- A suspect is a token of a released text (lower case, $token, two characters or more) that is no common word of the
 -- language (rx_residual.common_words; a token with a digit never is) and that the original texts
 -- (rx.dataset's text columns, residual_originals) of at least 1 and fewer than $k persons hold:
 -- a surname the recognizers missed, a badge number. A token no original text holds (a
@@ -49,7 +49,9 @@ FROM (
         WHERE NOT (bracketed LIKE '[%]')
     ) AS w
 ) AS t
-ANTI JOIN rx_residual.common_words AS c ON c.word = t.token;
+ANTI JOIN rx_residual.common_words AS c ON c.word = t.token
+-- (a single character names no one, as the rare guard has it: corpus_needles.sql)
+WHERE length(t.token) > 1;
 
 -- The tokens of each row's other released columns, which the text may repeat.
 CREATE OR REPLACE TEMP TABLE residual_row_tokens AS

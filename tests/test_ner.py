@@ -113,6 +113,23 @@ def test_stretches_of_the_most_frequent_words_are_left_out(rec):
         assert any(word in p for _, p in ner._pieces(text, frequent=frequent))
 
 
+@pytest.mark.parametrize("text, term, names_no_one", [
+    ("So I went home.", "I", True), ("It was a good day.", "a", True), ("Well I'm here.", "I'm", True),
+    ("Come visit us soon.", "us", True), ("I had the time of my life.", "time", True), ("Oh it's you.", "it's", True),
+    ("Yesterday I told Will about it.", "Will", False),     # a name, capitalised inside a sentence
+    ("Will you come?", "Will", True),                       # the first word of a sentence
+    ("I will come.", "will", True),                          # lower case: the verb
+    ("We flew to the US last May.", "US", False),            # an acronym
+    ("I met Pedro there.", "Pedro", False), ("the time at Google", "Google", False)])
+def test_a_span_of_function_words_names_no_one(text, term, names_no_one):
+    import spacy
+    import udfs.ner as ner
+    from rxanon_sql.common_words import name_words
+    function = ner._function_words("en", frozenset(spacy.blank("en").Defaults.stop_words))
+    start = text.index(term)
+    assert ner._names_no_one(text, start, term, function, frozenset(name_words("en"))) is names_no_one
+
+
 def _merge_pairwise(ner, rules):
     """merge() by its definition, every pair compared (quadratic: 220 s on one dense 1 MB text)."""
     rules = [r for r in rules if r.label != "DATE" or not any(

@@ -142,6 +142,27 @@ def _sentence_initial(text: str, start: int) -> bool:
     return i == 0 or text[i - 1] in _SENTENCE_END
 
 
+@functools.lru_cache(maxsize=8)
+def _function_words(lang: str, stop_words: frozenset[str]) -> frozenset[str]:
+    """Words that name no one: the language's most frequent words (Zipf >= FREQUENT_ZIPF) and the
+    pipeline's stop words, each cut into its word pieces ("'m" and "n't" of contractions: "m", "n", "t")."""
+    pieces = {p for w in stop_words for p in re.findall(r"\w+", w.lower())}
+    return frozenset(common_words(lang, FREQUENT_ZIPF)) | frozenset(pieces)
+
+
+def _names_no_one(text: str, start: int, term: str, function: frozenset[str], names: frozenset[str]) -> bool:
+    """A span made only of function words ("I", "a", "I'm", "us", "time", "it's"), none written as
+    a name: a known name with a capital that does not begin a sentence ("ask Will", "Hope said"),
+    or an acronym of two letters or more ("the US"). The small model tags such spans here and
+    there, and each would make the word a term in all its writer's texts."""
+    words = list(re.finditer(r"\w+", term))
+    if not words or any(m.group().lower() not in function for m in words):
+        return False
+    return not any(len(w) >= 2 and w.isupper()
+                   or w[:1].isupper() and w.lower() in names and not _sentence_initial(text, start + m.start())
+                   for m in words for w in [m.group()])
+
+
 def _suspicious(text: str, ent, label: str | None = None) -> bool:
     """A name-like span that might be capitalised only by its position: it starts a sentence and
     no other token of it starts with a capital ("Rainy weather ..."). Only such spans are tagged.
@@ -302,6 +323,9 @@ class Recognizer:
     unless it is a known first name (PERSON) or place (GPE, LOC) or the tagger reads it as a
     proper noun ("family" PRODUCT goes, "michael" PERSON and "london" GPE stay).
 
+    With the common-word guard, a span made only of the language's function words is dropped too,
+    whatever its label, unless one of them is written as a name (`_names_no_one`).
+
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
 
     ``label_map``: the user's pipeline label -> label table over `labels.DEFAULT_LABEL_MAP`; the
@@ -326,6 +350,8 @@ class Recognizer:
         self.context = tag_context(self.nlp) if self.tagger else None
         self.common = _common_set(self.nlp.lang) if common_word_guard else None
         self.names = _known_names(self.nlp.lang) if common_word_guard else {}
+        self.function = (_function_words(self.nlp.lang, frozenset(self.nlp.Defaults.stop_words))
+                         if common_word_guard else frozenset())
         self.allow = frozenset(allow_key(a) for a in allow)
 
     @property
@@ -410,6 +436,11 @@ class Recognizer:
                 if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
                     continue
                 if (i, e.start) in drop or (self.allow and allow_key(term) in self.allow):
+                    continue
+                if self.function and _names_no_one(text, e.start_char, term, self.function, self.names["PERSON"]):
+                    continue
+                # (a name has a word of two letters or more: "å", "æ" of mis-decoded text are none)
+                if label in _NAME_LABELS and not any(sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", term)):
                     continue
                 spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
             out.append(spans)
