@@ -8,39 +8,73 @@
 -- "person", a recoded "[24-27]" gives "24" and "27") counts as kept when the person wrote it
 -- elsewhere in their original texts, as a reader would see it.
 --
--- Only the texts the release changes are split into words: an unchanged text adds the same words
--- to both multisets, and min(a + c, b + c) = c + min(a, b), so it adds its number of words to the
--- intersection.
+-- Only the words around the replacements are counted one by one. A replacement's window is its
+-- span widened over the letters, digits and underscores beside it, to the word's ends: no word
+-- crosses a window's edge, in the original text or in the released one (which has the same
+-- characters outside the windows). A person's released multiset R is then their original one O
+-- less the words of the original windows (A) plus those of the released windows (B), and
+-- min(O, O - A + B) = O - max(0, A - B): the words kept are every original word less, per person
+-- and word, max(0, A - B). A text whose windows overlap or touch (two replacements in one word), or
+-- longer than 4,096 bytes (where a substring walks the text up to its offset, once per
+-- replacement), is one window, whole, read from the release.
 
--- Each original text: its person, its number of words, and whether its released text differs
--- (a row left out of the release has no released text, and keeps none of its words).
+-- The number of words of the original texts.
 CREATE OR REPLACE TEMP TABLE utility_texts AS
-SELECT o.row_id, o.attribute, o.person, array_length(regexp_extract_all(o.text, $token)) AS words,
-       r.text IS DISTINCT FROM o.text AS changed
-FROM rx.texts AS o
-LEFT JOIN rx.audit_texts AS r ON r.row_id = o.row_id AND r.attribute = o.attribute
-WHERE o.text IS NOT NULL;
+SELECT CAST(coalesce(sum(array_length(regexp_extract_all(text, $token))), 0) AS BIGINT) AS words
+FROM rx.texts
+WHERE text IS NOT NULL;
 
--- The intersection over the changed texts: each person's words counted in the original and in
--- the released texts, and the smaller count of each word.
+CREATE OR REPLACE TEMP TABLE utility_windows AS
+WITH edges AS (
+    SELECT r.row_id, r.attribute, r.person, r.start_pos, r.end_pos, r.replacement, o.text,
+           r.start_pos - length(regexp_extract(substring(o.text, 1, r.start_pos), '[\pL\pN_]*$')) AS window_start,
+           r.end_pos + length(regexp_extract(substring(o.text, r.end_pos + 1), '^[\pL\pN_]*')) AS window_end
+    FROM rx.replacements AS r
+    JOIN rx.texts AS o ON o.row_id = r.row_id AND o.attribute = r.attribute
+    WHERE octet_length(encode(o.text)) <= 4096
+),
+-- (windows that overlap or touch, in the order of their starts: beside a touching window the
+-- released text has the other's replacement, not the original character that ended the window)
+overlapping AS (
+    SELECT DISTINCT row_id, attribute
+    FROM (SELECT row_id, attribute, window_start <= max(window_end) OVER (
+                     PARTITION BY row_id, attribute ORDER BY window_start, window_end
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS overlaps
+          FROM edges) AS w
+    WHERE overlaps
+)
+SELECT e.person,
+       substring(e.text, e.window_start + 1, e.window_end - e.window_start) AS original,
+       substring(e.text, e.window_start + 1, e.start_pos - e.window_start) || e.replacement
+           || substring(e.text, e.end_pos + 1, e.window_end - e.end_pos) AS released
+FROM edges AS e
+ANTI JOIN overlapping AS x ON x.row_id = e.row_id AND x.attribute = e.attribute
+UNION ALL
+SELECT o.person, o.text, r.text
+FROM (SELECT row_id, attribute FROM overlapping
+      UNION
+      SELECT o.row_id, o.attribute
+      FROM rx.texts AS o
+      SEMI JOIN rx.replacements AS p ON p.row_id = o.row_id AND p.attribute = o.attribute
+      WHERE octet_length(encode(o.text)) > 4096) AS w
+JOIN rx.texts AS o ON o.row_id = w.row_id AND o.attribute = w.attribute
+JOIN rx.audit_texts AS r ON r.row_id = w.row_id AND r.attribute = w.attribute;
+
+-- Per person and word, what the release takes away and does not give back elsewhere.
 CREATE OR REPLACE TEMP TABLE utility_kept AS
-WITH original AS (
+WITH removed AS (
     SELECT person, word, count(*) AS n
-    FROM (SELECT o.person, unnest(regexp_extract_all(lower(o.text), $token)) AS word
-          FROM rx.texts AS o
-          SEMI JOIN utility_texts AS c ON c.row_id = o.row_id AND c.attribute = o.attribute AND c.changed) AS w
+    FROM (SELECT person, unnest(regexp_extract_all(lower(original), $token)) AS word FROM utility_windows) AS w
     GROUP BY person, word
 ),
-released AS (
+added AS (
     SELECT person, word, count(*) AS n
-    FROM (SELECT r.person, unnest(regexp_extract_all(lower(r.text), $token)) AS word
-          FROM rx.audit_texts AS r
-          SEMI JOIN utility_texts AS c ON c.row_id = r.row_id AND c.attribute = r.attribute AND c.changed) AS w
+    FROM (SELECT person, unnest(regexp_extract_all(lower(released), $token)) AS word FROM utility_windows) AS w
     GROUP BY person, word
 )
-SELECT CAST(coalesce(sum(least(o.n, r.n)), 0) AS BIGINT) AS kept_in_changed
-FROM original AS o
-JOIN released AS r ON r.person = o.person AND r.word = o.word;
+SELECT CAST(coalesce(sum(greatest(a.n - coalesce(b.n, 0), 0)), 0) AS BIGINT) AS lost
+FROM removed AS a
+LEFT JOIN added AS b ON b.person = a.person AND b.word = a.word;
 
 -- Each replacement, with the reason a user knows it by, the surface it replaced (in lower case)
 -- and the number of words of that surface (the words of the original texts it replaced):
@@ -96,9 +130,7 @@ GROUP BY surface, label, reason;
 -- most replaced surfaces ('i' (PERSON) 11146x, ...). The row of scope 'all' has the words kept.
 CREATE OR REPLACE TABLE rx.utility AS
 WITH totals AS (
-    SELECT CAST(coalesce(sum(words), 0) AS BIGINT) AS words,
-           CAST(coalesce(sum(words) FILTER (WHERE NOT changed), 0) AS BIGINT) AS unchanged_words
-    FROM utility_texts
+    SELECT words FROM utility_texts
 ),
 groups AS (
     SELECT 'all' AS scope, CAST(NULL AS VARCHAR) AS name, surface, label, sum(replacements) AS replacements,
@@ -135,9 +167,8 @@ SELECT e.scope, e.name, coalesce(s.replacements, 0) AS replacements, coalesce(s.
        CAST(coalesce(s.words_replaced, 0) AS DOUBLE) / nullif(t.words, 0) AS share_replaced,
        s.most_replaced,
        CASE WHEN e.scope = 'all' THEN t.words END AS words,
-       CASE WHEN e.scope = 'all' THEN t.unchanged_words + k.kept_in_changed END AS words_kept,
-       CASE WHEN e.scope = 'all' THEN CAST(t.unchanged_words + k.kept_in_changed AS DOUBLE) / nullif(t.words, 0)
-            END AS share_kept
+       CASE WHEN e.scope = 'all' THEN t.words - k.lost END AS words_kept,
+       CASE WHEN e.scope = 'all' THEN CAST(t.words - k.lost AS DOUBLE) / nullif(t.words, 0) END AS share_kept
 FROM everything AS e
 LEFT JOIN scopes AS s ON s.scope = e.scope AND s.name IS NOT DISTINCT FROM e.name
 CROSS JOIN totals AS t
