@@ -281,6 +281,7 @@ def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, worke
         click.echo("source and configuration as in the last run but for parameters of partitioning, recoding and "
                    "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
     console.print_measures(con, cfg.schema)
+    console.print_utility(con, cfg.schema)
     click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
     with _readable(db):
         _report_check_and_exit(con, cfg.schema, report.verdict)

@@ -28,6 +28,18 @@ def print_measures(con, schema: str) -> None:
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
 
+def print_utility(con, schema: str) -> None:
+    """One line: the share of the texts' words the release keeps, and the three surfaces it
+    replaced most (rx.utility, rx.utility_surfaces); nothing without text."""
+    from .measures import utility
+    share, surfaces = utility(con, schema)
+    if share is None:
+        return
+    most = ", ".join(f"{surface!r} ({label}) {n:,}x" for surface, label, n in surfaces)
+    click.echo(f"words kept: {share:.3f}" + (f"; most replaced: {most}" if most else "")
+               + f" ({schema}.utility)")
+
+
 class Progress:
     """apply's progress callback on a terminal: a line naming the stage that runs, and for NER and
     the term search a bar with their rate and time left."""

@@ -1,7 +1,7 @@
 """`rxanon-sql report`: one HTML page, readable offline, on the last sweep (rx.sweep) and the
 release in the schema: the rx-anon paper's plots (Figures 2 to 5) and tables (Tables 5 and 6),
-the class sizes, the re-identification risk (rx.risk) and, for each k, the lambda with the lowest
-NCP. A schema without a sweep is reported on its release alone.
+the class sizes, the re-identification risk (rx.risk), the share of words kept beside NCP and what
+replaced the others (rx.utility) and, for each k, the lambda with the lowest NCP. A schema without a sweep is reported on its release alone.
 
 The plots are matplotlib PNGs (Agg backend, no display) embedded as base64, so the page needs no
 file and no network beside it. Every value that comes from the database (labels, settings) is
@@ -60,18 +60,26 @@ def _lam(lam) -> str:
 def collect(con: duckdb.DuckDBPyConnection, schema: str = "rx") -> Report:
     """The figures and tables of the report, from the schema's last sweep (its runs whose release
     passed) and its release. Raises duckdb.CatalogException when the schema holds no release."""
-    t = {name: table(name, schema).sql("duckdb") for name in ("sweep", "ncp", "ncp_terms", "classes", "risk")}
+    t = {name: table(name, schema).sql("duckdb")
+         for name in ("sweep", "ncp", "ncp_terms", "classes", "risk", "utility")}
     last = _q(con, f"SELECT k, lam, strategy, ncp_a, ncp_x, ncp, records, partitions FROM {t['ncp']}")[0]
+    objects = schema_objects(con, schema)
+    # (a release or a sweep written before rx.utility and rx.sweep.words_kept has no words kept)
+    utility = "utility" in objects
+    kept = _q(con, f"SELECT share_kept FROM {t['utility']} WHERE scope = 'all'")[0][0] if utility else None
     sweep_id, runs = None, []
-    if "sweep" in schema_objects(con, schema):
+    if "sweep" in objects:
         sweep_id = _q(con, f"SELECT max(sweep_id) FROM {t['sweep']} WHERE ok")[0][0]
+        words_kept = "words_kept" if "words_kept" in _columns(con, t["sweep"]) else "NULL"
         runs = [dict(zip(("k", "lam", "strategy", "partitions", "size_mean", "size_stdev", "splits_a", "splits_x",
                           "ncp_a", "ncp_x", "ncp", "ncp_labels", "risk_highest", "risk_average", "risk_share_above",
-                          "seconds"), r)) for r in _q(
+                          "seconds", "words_kept"), r)) for r in _q(
             con, f"SELECT k, lam, strategy, partitions, size_mean, size_stdev, splits_relational, splits_textual, "
-                 f"ncp_a, ncp_x, ncp, ncp_labels, risk_highest, risk_average, risk_share_above, seconds "
-                 f"FROM {t['sweep']} WHERE sweep_id = ? AND ok ORDER BY k, lam NULLS LAST", [sweep_id])]
+                 f"ncp_a, ncp_x, ncp, ncp_labels, risk_highest, risk_average, risk_share_above, seconds, "
+                 f"{words_kept} FROM {t['sweep']} WHERE sweep_id = ? AND ok ORDER BY k, lam NULLS LAST", [sweep_id])]
     figures, tables = (_sweep_parts(runs) if runs else _run_parts(con, t))
+    if utility:
+        figures.append(_replaced_figure(con, t, last, kept))
     sizes = _q(con, f"SELECT size, count(*) FROM {t['classes']} GROUP BY size ORDER BY size")
     figures.append(Figure("class_sizes", "Equivalence class sizes of the release", "persons in the class",
                           "classes", {"classes": sizes}, kind="bar",
@@ -83,10 +91,28 @@ def collect(con: duckdb.DuckDBPyConnection, schema: str = "rx") -> Report:
                         [(_f(risk[0]), _f(risk[1]), _f(risk[2]), risk[4], risk[5])],
                         "A person's risk is 1 / the size of their equivalence class (rx.risk, rx.risk_classes)."))
     tables.insert(0, Table("The release in the schema", ["k", "lambda", "strategy", "NCP_A", "NCP_X", "NCP",
-                                                         "persons", "partitions"],
+                                                         "words kept", "persons", "partitions"],
                            [(last[0], "" if last[2] == "gdf" else f"{last[1]:g}", last[2], _f(last[3]), _f(last[4]),
-                             _f(last[5]), last[6], last[7])]))
+                             _f(last[5]), _f(kept), last[6], last[7])],
+                           "Words kept: the share of the original texts' words the released texts still show, "
+                           "per person (rx.utility)."))
     return Report(sweep_id, figures, tables)
+
+
+def _columns(con: duckdb.DuckDBPyConnection, name: str) -> set[str]:
+    return {d[0] for d in con.execute(f"SELECT * FROM {name} LIMIT 0").description}
+
+
+def _replaced_figure(con: duckdb.DuckDBPyConnection, t: dict[str, str], last: tuple, kept) -> Figure:
+    """What the release in the schema replaced: the share of the original words each reason
+    replaced (rx.utility), beside the words kept and NCP."""
+    reasons = _q(con, f"SELECT name, share_replaced, most_replaced FROM {t['utility']} "
+                      "WHERE scope = 'reason' ORDER BY words_replaced DESC, name")
+    most = _q(con, f"SELECT most_replaced FROM {t['utility']} WHERE scope = 'all'")[0][0]
+    return Figure("words_replaced", "Share of the words replaced, by reason", "reason", "share of the original words",
+                  {"replaced": [(name, share or 0.0) for name, share, _ in reasons]}, kind="bar",
+                  caption=f"The release in the schema: words kept {_f(kept, 3)}, NCP {_f(last[5], 3)}"
+                          + (f"; most replaced {most}" if most else "") + " (rx.utility, rx.utility_surfaces).")
 
 
 def _f(v, digits: int = 4) -> str:
@@ -115,6 +141,13 @@ def _sweep_parts(runs: list[dict]) -> tuple[list[Figure], list[Table]]:
         figures.append(Figure(measure, f"{name} against k", "k", name, {
             _lam(lam): [(k, by[k, lam][measure]) for k in ks if (k, lam) in by and by[k, lam][measure] is not None]
             for lam in settings}, caption="One line per λ (paper, Figures 3 and 4)." if measure != "ncp" else ""))
+    # Beside NCP: what a reader of the texts still reads.
+    kept = {_lam(lam): [(k, by[k, lam]["words_kept"]) for k in ks
+                        if (k, lam) in by and by[k, lam]["words_kept"] is not None] for lam in settings}
+    if any(kept.values()):
+        figures.append(Figure("words_kept", "Words kept against k", "k", "share of the words kept", kept,
+                              caption="The share of the original texts' words the released texts still show, per "
+                                      "person (rx.utility); one line per λ."))
     labels = sorted({label for r in mondrian for label in (r["ncp_labels"] or {})})
     per_label = {}
     for label in labels:
@@ -139,10 +172,10 @@ def _sweep_parts(runs: list[dict]) -> tuple[list[Figure], list[Table]]:
               [(r["k"], f"{r['lam']:g}", _f(r["ncp"]), _f(r["ncp_a"]), _f(r["ncp_x"])) for r in (
                   min((r for r in mondrian if r["k"] == k), key=lambda r: r["ncp"]) for k in ks
                   if any(r["k"] == k for r in mondrian))]),
-        Table("Every run of the sweep", ["k", "λ", "partitions", "cuts A / X", "NCP_A", "NCP_X", "NCP",
+        Table("Every run of the sweep", ["k", "λ", "partitions", "cuts A / X", "NCP_A", "NCP_X", "NCP", "words kept",
                                          "risk: highest", "average", "share above 0.2", "seconds"],
               [(r["k"], "GDF" if r["strategy"] == "gdf" else f"{r['lam']:g}", r["partitions"],
-                f"{r['splits_a']} / {r['splits_x']}", _f(r["ncp_a"]), _f(r["ncp_x"]), _f(r["ncp"]),
+                f"{r['splits_a']} / {r['splits_x']}", _f(r["ncp_a"]), _f(r["ncp_x"]), _f(r["ncp"]), _f(r["words_kept"]),
                 _f(r["risk_highest"], 3), _f(r["risk_average"], 3), _f(r["risk_share_above"], 3),
                 f"{r['seconds']:.2f}") for r in runs]),
     ]

@@ -7,7 +7,8 @@ SELECT $sweep_id, (SELECT max(run_id) FROM rx.runs), n.k, CASE WHEN n.strategy =
        n.ncp_a, n.ncp_x, n.ncp,
        (SELECT map_from_entries(list(struct_pack(k := label, v := ncp_x))) FROM rx.ncp_terms),
        r.highest, r.average, r.share_above,
-       $seconds
+       $seconds,
+       (SELECT share_kept FROM rx.utility WHERE scope = 'all')
 FROM rx.ncp AS n
 CROSS JOIN (SELECT count(*) AS partitions, avg(size) AS size_mean, coalesce(stddev_pop(size), 0) AS size_stdev
             FROM rx.partition_sizes) AS s

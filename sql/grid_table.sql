@@ -23,5 +23,8 @@ CREATE TABLE IF NOT EXISTS rx.sweep (
     risk_highest DOUBLE,
     risk_average DOUBLE,
     risk_share_above DOUBLE,
-    seconds DOUBLE
+    seconds DOUBLE,
+    words_kept DOUBLE
 );
+-- (a sweep table of a version before words_kept gets the column, NULL in its earlier rows)
+ALTER TABLE rx.sweep ADD COLUMN IF NOT EXISTS words_kept DOUBLE;

@@ -50,6 +50,8 @@ def test_apply_verify_export(tmp_path):
     r = cli("apply", db, "--config", config, "--k", "3", "--lambda", "0.2")
     assert r.returncode == 0, r.stderr
     assert "6 persons" in r.stdout
+    # (the cost to a reader: rx.utility)
+    assert "words kept: 0." in r.stdout and "; most replaced: 'engineer' (JOB) 2x, " in r.stdout
     r = cli("verify", db)
     assert r.returncode == 0, r.stderr
     assert "smallest has 3 persons" in r.stdout

@@ -193,7 +193,8 @@ def test_report_of_a_sweep_has_every_figure_with_data(swept, tmp_path):
     con = duckdb.connect(str(swept[0]), read_only=True)
     report = collect(con)
     assert report.sweep_id == 1
-    assert [f.name for f in report.figures] == ["split_shares", "ncp_a", "ncp_x", "ncp", "ncp_labels", "class_sizes"]
+    assert [f.name for f in report.figures] == ["split_shares", "ncp_a", "ncp_x", "ncp", "words_kept", "ncp_labels",
+                                                "words_replaced", "class_sizes"]
     for figure in report.figures:
         assert figure.series and all(points for points in figure.series.values()), figure.name
     # a line per lambda and one for GDF, each over every k
@@ -221,12 +222,15 @@ def test_report_without_a_sweep_shows_the_last_run(demo_db, tmp_path):
     assert r.exit_code == 0, r.output
     assert "the last run (no sweep)" in r.output
     page = (tmp_path / "r.html").read_text()
-    assert len(_images(page)) == 2 and all(i.startswith(PNG) for i in _images(page))
+    # (NCP_X per label, the words replaced per reason, the class sizes)
+    assert len(_images(page)) == 3 and all(i.startswith(PNG) for i in _images(page))
     assert "Partitions per k" not in page and "Re-identification risk" in page
     con = duckdb.connect(demo_db, read_only=True)
     figures = collect(con).figures
-    assert [f.name for f in figures] == ["ncp_labels", "class_sizes"]
+    assert [f.name for f in figures] == ["ncp_labels", "words_replaced", "class_sizes"]
     assert all(points for f in figures for points in f.series.values())
+    assert "words kept 0.915" in figures[1].caption and "'engineer' (JOB) 2x" in figures[1].caption
+    assert next(t for t in collect(con).tables if t.title == "The release in the schema").rows[0][6] == "0.9145"
 
 
 def test_report_bad_input(tmp_path):
@@ -260,3 +264,14 @@ def test_sweep_bar_on_a_terminal_only(tmp_path):
     assert "k=2 lambda=1 mondrian" in err and "k=2 lambda=0 mondrian: partitioning" in err, err
     r = cli("sweep", db, "--config", config, "--k", "2", "--lambda", "0.5")
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_a_sweep_table_of_an_earlier_version_gets_words_kept():
+    from rxanon_sql.sqlrun import run_file
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA rx")
+    run_file(con, "grid_table", "rx")
+    con.execute("ALTER TABLE rx.sweep DROP COLUMN words_kept")
+    con.execute("INSERT INTO rx.sweep (sweep_id, k, ok) VALUES (1, 2, TRUE)")
+    run_file(con, "grid_table", "rx")
+    assert rows(con, "SELECT sweep_id, words_kept FROM rx.sweep") == [(1, None)]

@@ -1,0 +1,176 @@
+-- What the release costs a reader of the texts (measures.py, after measures.sql): the share of
+-- the words it keeps, and what replaced the others, overall, per label, per reason and per
+-- surface. Measurement only: nothing here changes the release.
+--
+-- Words kept: per person, the lower-cased words ($token) of their original texts and of their
+-- released texts as multisets; the sum over persons of the intersection's size, divided by the
+-- number of words of the original texts. A word a replacement writes ("[PERSON]" gives
+-- "person", a recoded "[24-27]" gives "24" and "27") counts as kept when the person wrote it
+-- elsewhere in their original texts, as a reader would see it.
+--
+-- Only the words around the replacements are counted one by one. A replacement's window is its
+-- span widened over the letters, digits and underscores beside it, to the word's ends: no word
+-- crosses a window's edge, in the original text or in the released one (which has the same
+-- characters outside the windows). A person's released multiset R is then their original one O
+-- less the words of the original windows (A) plus those of the released windows (B), and
+-- min(O, O - A + B) = O - max(0, A - B): the words kept are every original word less, per person
+-- and word, max(0, A - B). A text whose windows overlap or touch (two replacements in one word), or
+-- longer than 4,096 bytes (where a substring walks the text up to its offset, once per
+-- replacement), is one window, whole, read from the release.
+
+-- The number of words of the original texts.
+CREATE OR REPLACE TEMP TABLE utility_texts AS
+SELECT CAST(coalesce(sum(array_length(regexp_extract_all(text, $token))), 0) AS BIGINT) AS words
+FROM rx.texts
+WHERE text IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE utility_windows AS
+WITH edges AS (
+    SELECT r.row_id, r.attribute, r.person, r.start_pos, r.end_pos, r.replacement, o.text,
+           r.start_pos - length(regexp_extract(substring(o.text, 1, r.start_pos), '[\pL\pN_]*$')) AS window_start,
+           r.end_pos + length(regexp_extract(substring(o.text, r.end_pos + 1), '^[\pL\pN_]*')) AS window_end
+    FROM rx.replacements AS r
+    JOIN rx.texts AS o ON o.row_id = r.row_id AND o.attribute = r.attribute
+    WHERE octet_length(encode(o.text)) <= 4096
+),
+-- (windows that overlap or touch, in the order of their starts: beside a touching window the
+-- released text has the other's replacement, not the original character that ended the window)
+overlapping AS (
+    SELECT DISTINCT row_id, attribute
+    FROM (SELECT row_id, attribute, window_start <= max(window_end) OVER (
+                     PARTITION BY row_id, attribute ORDER BY window_start, window_end
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS overlaps
+          FROM edges) AS w
+    WHERE overlaps
+)
+SELECT e.person,
+       substring(e.text, e.window_start + 1, e.window_end - e.window_start) AS original,
+       substring(e.text, e.window_start + 1, e.start_pos - e.window_start) || e.replacement
+           || substring(e.text, e.end_pos + 1, e.window_end - e.end_pos) AS released
+FROM edges AS e
+ANTI JOIN overlapping AS x ON x.row_id = e.row_id AND x.attribute = e.attribute
+UNION ALL
+SELECT o.person, o.text, r.text
+FROM (SELECT row_id, attribute FROM overlapping
+      UNION
+      SELECT o.row_id, o.attribute
+      FROM rx.texts AS o
+      SEMI JOIN rx.replacements AS p ON p.row_id = o.row_id AND p.attribute = o.attribute
+      WHERE octet_length(encode(o.text)) > 4096) AS w
+JOIN rx.texts AS o ON o.row_id = w.row_id AND o.attribute = w.attribute
+JOIN rx.audit_texts AS r ON r.row_id = w.row_id AND r.attribute = w.attribute;
+
+-- Per person and word, what the release takes away and does not give back elsewhere.
+CREATE OR REPLACE TEMP TABLE utility_kept AS
+WITH removed AS (
+    SELECT person, word, count(*) AS n
+    FROM (SELECT person, unnest(regexp_extract_all(lower(original), $token)) AS word FROM utility_windows) AS w
+    GROUP BY person, word
+),
+added AS (
+    SELECT person, word, count(*) AS n
+    FROM (SELECT person, unnest(regexp_extract_all(lower(released), $token)) AS word FROM utility_windows) AS w
+    GROUP BY person, word
+)
+SELECT CAST(coalesce(sum(greatest(a.n - coalesce(b.n, 0), 0)), 0) AS BIGINT) AS lost
+FROM removed AS a
+LEFT JOIN added AS b ON b.person = a.person AND b.word = a.word;
+
+-- Each replacement, with the reason a user knows it by, the surface it replaced (in lower case)
+-- and the number of words of that surface (the words of the original texts it replaced):
+-- - recoded: the part of a term that states a quasi-identifier, shown as its recoded value;
+-- - repaired: what the check before the commit still read (repair.sql);
+-- - a replaced term, by what made it a term: rare guard (label RARE), identifier (a direct
+--   identifier's value), propagation (source match: a surface of the person found elsewhere in
+--   their texts), ner, rule (a rule recognizer), list or pattern (the configured terms);
+-- - sweep: a replacement of no term's span, which the sweep (sweep.sql) added where the person's
+--   replaced surface stood bare.
+CREATE OR REPLACE TEMP TABLE utility_replaced AS
+-- The surface is read from the term the replacement replaces (the whole term, or the part of a
+-- linked term that states the attribute): a substring of the text itself would walk the text up
+-- to the replacement's offset, once for each replacement of a long text. Only a replacement of
+-- no term's span (the sweep's, the repairs') is read from its text.
+WITH placed AS (
+    SELECT r.row_id, r.attribute, r.start_pos, r.end_pos, r.label,
+           CASE WHEN r.reason IN ('recoded', 'repaired') THEN r.reason
+                WHEN t.source IS NULL THEN 'sweep'
+                WHEN r.label = 'RARE' THEN 'rare guard'
+                WHEN t.source = 'match' THEN 'propagation'
+                ELSE t.source END AS reason,
+           CASE WHEN r.reason = 'recoded' THEN substring(l.term, r.start_pos - l.start_pos + 1, r.end_pos - r.start_pos)
+                WHEN r.reason <> 'repaired' THEN t.term END AS surface
+    FROM rx.replacements AS r
+    LEFT JOIN rx.terms AS t
+        ON r.reason IN ('suppressed', 'generalized') AND t.row_id = r.row_id AND t.attribute = r.attribute
+       AND t.start_pos = r.start_pos AND t.end_pos = r.end_pos AND t.label = r.label AND t.norm = r.norm
+    LEFT JOIN rx.terms AS l
+        ON r.reason = 'recoded' AND l.row_id = r.row_id AND l.attribute = r.attribute
+       AND l.stated_start = r.start_pos AND l.stated_end = r.end_pos AND l.label = r.label AND l.norm = r.norm
+),
+surfaces AS (
+    SELECT label, reason, surface FROM placed WHERE surface IS NOT NULL
+    UNION ALL
+    SELECT p.label, p.reason, substring(o.text, p.start_pos + 1, p.end_pos - p.start_pos)
+    FROM placed AS p
+    JOIN rx.texts AS o ON o.row_id = p.row_id AND o.attribute = p.attribute
+    WHERE p.surface IS NULL
+)
+SELECT label, reason, lower(surface) AS surface, array_length(regexp_extract_all(surface, $token)) AS words
+FROM surfaces;
+
+-- Every replaced surface, per label and reason: how often it was replaced, and the words that
+-- cost.
+CREATE OR REPLACE TABLE rx.utility_surfaces AS
+SELECT surface, label, reason, count(*) AS replacements, CAST(sum(words) AS BIGINT) AS words
+FROM utility_replaced
+GROUP BY surface, label, reason;
+
+-- One row for the whole release (scope 'all'), one per label and one per reason: replacements,
+-- the words they replaced and the share of the original texts' words that is, and the three
+-- most replaced surfaces ('i' (PERSON) 11146x, ...). The row of scope 'all' has the words kept.
+CREATE OR REPLACE TABLE rx.utility AS
+WITH totals AS (
+    SELECT words FROM utility_texts
+),
+groups AS (
+    SELECT 'all' AS scope, CAST(NULL AS VARCHAR) AS name, surface, label, sum(replacements) AS replacements,
+           sum(words) AS words
+    FROM rx.utility_surfaces GROUP BY surface, label
+    UNION ALL
+    SELECT 'label', label, surface, label, sum(replacements), sum(words)
+    FROM rx.utility_surfaces GROUP BY surface, label
+    UNION ALL
+    SELECT 'reason', reason, surface, label, sum(replacements), sum(words)
+    FROM rx.utility_surfaces GROUP BY reason, surface, label
+),
+ranked AS (
+    SELECT *, row_number() OVER (PARTITION BY scope, name ORDER BY replacements DESC, surface, label) AS place
+    FROM groups
+),
+scopes AS (
+    SELECT scope, name, CAST(sum(replacements) AS BIGINT) AS replacements, CAST(sum(words) AS BIGINT) AS words_replaced,
+           max(CASE WHEN place = 1 THEN '''' || surface || ''' (' || label || ') ' || CAST(replacements AS VARCHAR) || 'x' END)
+           || coalesce(max(CASE WHEN place = 2 THEN ', ''' || surface || ''' (' || label || ') '
+                                                     || CAST(replacements AS VARCHAR) || 'x' END), '')
+           || coalesce(max(CASE WHEN place = 3 THEN ', ''' || surface || ''' (' || label || ') '
+                                                     || CAST(replacements AS VARCHAR) || 'x' END), '') AS most_replaced
+    FROM ranked
+    GROUP BY scope, name
+),
+everything AS (
+    -- (the row of scope 'all' also when nothing is replaced)
+    SELECT 'all' AS scope, CAST(NULL AS VARCHAR) AS name
+    UNION ALL
+    SELECT scope, name FROM scopes WHERE scope <> 'all'
+)
+SELECT e.scope, e.name, coalesce(s.replacements, 0) AS replacements, coalesce(s.words_replaced, 0) AS words_replaced,
+       CAST(coalesce(s.words_replaced, 0) AS DOUBLE) / nullif(t.words, 0) AS share_replaced,
+       s.most_replaced,
+       CASE WHEN e.scope = 'all' THEN t.words END AS words,
+       CASE WHEN e.scope = 'all' THEN t.words - k.lost END AS words_kept,
+       CASE WHEN e.scope = 'all' THEN CAST(t.words - k.lost AS DOUBLE) / nullif(t.words, 0) END AS share_kept
+FROM everything AS e
+LEFT JOIN scopes AS s ON s.scope = e.scope AND s.name IS NOT DISTINCT FROM e.name
+CROSS JOIN totals AS t
+CROSS JOIN utility_kept AS k
+ORDER BY CASE e.scope WHEN 'all' THEN 0 WHEN 'reason' THEN 1 ELSE 2 END, s.words_replaced DESC, e.name;

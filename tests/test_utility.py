@@ -1,0 +1,165 @@
+"""rx.utility and rx.utility_surfaces (sql/utility.sql): the words a release keeps, against the
+definition computed in Python, and what replaced the others."""
+import re
+from collections import Counter
+
+import duckdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rxanon_sql.common_words import TOKEN
+from rxanon_sql.measures import utility
+from rxanon_sql.sqlrun import run_file
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def words_kept(original: dict, released: dict) -> float:
+    """The definition: per person, the lower-cased \\w+ words of their original texts and of
+    their released texts as multisets; the sum over persons of the intersection's size, divided
+    by the number of original words. (person -> list of texts)"""
+    kept = sum(sum((Counter(w for t in texts for w in words(t))
+                    & Counter(w for t in released.get(person, []) for w in words(t))).values())
+               for person, texts in original.items())
+    return kept / sum(len(words(t)) for texts in original.values() for t in texts)
+
+
+def by_person(con, relation: str) -> dict:
+    out = {}
+    for person, text in con.execute(f"SELECT person, text FROM {relation} WHERE text IS NOT NULL").fetchall():
+        out.setdefault(person, []).append(text)
+    return out
+
+
+@pytest.fixture(scope="module")
+def demo(demo_db):
+    con = duckdb.connect(demo_db, read_only=True)
+    yield con
+    con.close()
+
+
+def test_words_kept_of_the_demo_is_the_definition(demo):
+    share, words_, kept = demo.execute("SELECT share_kept, words, words_kept FROM rx.utility WHERE scope = 'all'") \
+        .fetchall()[0]
+    original = by_person(demo, "rx.texts")
+    assert words_ == sum(len(words(t)) for texts in original.values() for t in texts)
+    assert share == pytest.approx(words_kept(original, by_person(demo, "rx.audit_texts")), abs=1e-12)
+    assert kept == round(share * words_)
+    assert 0.5 < share < 1
+
+
+def test_the_words_replaced_per_reason_and_per_label_add_up_to_every_replaced_word(demo):
+    spans = demo.execute("SELECT o.text, r.start_pos, r.end_pos FROM rx.replacements AS r "
+                         "JOIN rx.texts AS o ON o.row_id = r.row_id AND o.attribute = r.attribute").fetchall()
+    replaced = sum(len(words(text[s:e])) for text, s, e in spans)
+    totals = dict(((scope, count), n) for scope, count, n in demo.execute(
+        "SELECT scope, 'replacements', sum(replacements) FROM rx.utility GROUP BY scope UNION ALL "
+        "SELECT scope, 'words', sum(words_replaced) FROM rx.utility GROUP BY scope").fetchall())
+    for scope in ("all", "label", "reason"):
+        assert totals[scope, "words"] == replaced
+        assert totals[scope, "replacements"] == len(spans)
+    assert demo.execute("SELECT sum(words), sum(replacements) FROM rx.utility_surfaces").fetchall()[0] == \
+        (replaced, len(spans))
+
+
+def test_the_demo_names_its_reasons_and_surfaces(demo):
+    reasons = dict(demo.execute("SELECT name, replacements FROM rx.utility WHERE scope = 'reason'").fetchall())
+    # "constellation" and "zodiac": the rare guard; JOB and TOPIC: the configured lists; the age
+    # in "36 years old": recoded
+    assert reasons == {"ner": 4, "list": 4, "rare guard": 2, "recoded": 3}
+    share, most = utility(demo, "rx")
+    assert share == pytest.approx(107 / 117) and most[0] == ("engineer", "JOB", 2) and len(most) == 3
+    assert ("zodiac", "RARE", 1) in demo.execute("SELECT surface, label, replacements FROM rx.utility_surfaces "
+                                                  "WHERE reason = 'rare guard'").fetchall()
+
+
+# The SQL measure against the definition on small random texts: the tables utility.sql reads,
+# with replacements placed anywhere (cutting words, side by side, at the ends; in a text over
+# 4,096 bytes too) and the released
+# text rebuilt from them as release.py rebuilds it.
+ALPHABET = "aAbé1_ -.'"
+REPLACEMENTS = ["[PERSON]", "[24-27]", "a", "", "b a", "É"]
+REASONS = ["ner", "rule", "match", "identifier", "list", "RARE", "sweep", "recoded", "repaired"]
+
+
+@st.composite
+def releases(draw):
+    texts = []
+    for row_id in range(draw(st.integers(1, 4))):
+        person = draw(st.integers(1, 2))
+        text = draw(st.text(ALPHABET, max_size=24))
+        if draw(st.integers(0, 5)) == 0:
+            # (a text over 4,096 bytes is read whole from the release)
+            text += " a." * 1400
+        cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=6)))
+        spans = [(s, e) for s, e in zip(cuts[::2], cuts[1::2]) if s < e]
+        edits = [(s, e, draw(st.sampled_from(REPLACEMENTS)), draw(st.sampled_from(REASONS))) for s, e in spans]
+        texts.append((row_id, person, text, edits))
+    return texts
+
+
+def _load(con, texts) -> None:
+    con.execute("CREATE SCHEMA rx")
+    con.execute("CREATE TABLE rx.texts (row_id BIGINT, person INTEGER, attribute VARCHAR, text VARCHAR)")
+    con.execute("CREATE TABLE rx.audit_texts (row_id BIGINT, person INTEGER, attribute VARCHAR, text VARCHAR)")
+    con.execute("CREATE TABLE rx.replacements (row_id BIGINT, person INTEGER, attribute VARCHAR, start_pos INTEGER, "
+                "end_pos INTEGER, replacement VARCHAR, reason VARCHAR, label VARCHAR, norm VARCHAR, operator VARCHAR)")
+    con.execute("CREATE TABLE rx.terms (row_id BIGINT, person INTEGER, attribute VARCHAR, start_pos INTEGER, "
+                "end_pos INTEGER, term VARCHAR, norm VARCHAR, label VARCHAR, source VARCHAR, "
+                "linked_attribute VARCHAR, stated_start INTEGER, stated_end INTEGER)")
+    for row_id, person, text, edits in texts:
+        released, end = "", 0
+        for s, e, replacement, why in edits:
+            released += text[end:s] + replacement
+            end = e
+            surface = text[s:e]
+            label = "RARE" if why == "RARE" else "X"
+            reason = why if why in ("recoded", "repaired") else "suppressed"
+            con.execute("INSERT INTO rx.replacements VALUES (?, ?, 'text', ?, ?, ?, ?, ?, ?, 'label')",
+                        [row_id, person, s, e, replacement, reason, label, surface.lower()])
+            if why == "recoded":
+                # (a linked term one character wider on the left where it can be, stating the span)
+                start = max(s - 1, 0)
+                con.execute("INSERT INTO rx.terms VALUES (?, ?, 'text', ?, ?, ?, ?, ?, 'list', 'age', ?, ?)",
+                            [row_id, person, start, e, text[start:e], surface.lower(), label, s, e])
+            elif why not in ("sweep", "repaired"):
+                con.execute("INSERT INTO rx.terms VALUES (?, ?, 'text', ?, ?, ?, ?, ?, ?, NULL, NULL, NULL)",
+                            [row_id, person, s, e, surface, surface.lower(), label,
+                             "match" if why == "RARE" else why])
+        released += text[end:]
+        con.execute("INSERT INTO rx.texts VALUES (?, ?, 'text', ?)", [row_id, person, text])
+        con.execute("INSERT INTO rx.audit_texts VALUES (?, ?, 'text', ?)", [row_id, person, released])
+
+
+NAMES = {"ner": "ner", "rule": "rule", "match": "propagation", "identifier": "identifier", "list": "list",
+         "RARE": "rare guard", "sweep": "sweep", "recoded": "recoded", "repaired": "repaired"}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(releases())
+def test_words_kept_is_the_definition_on_random_texts(texts):
+    con = duckdb.connect(":memory:")
+    try:
+        _load(con, texts)
+        run_file(con, "utility", "rx", token=TOKEN)
+        original = by_person(con, "rx.texts")
+        share, n_words = con.execute("SELECT share_kept, words FROM rx.utility WHERE scope = 'all'").fetchall()[0]
+        assert n_words == sum(len(words(t)) for _, _, t, _ in texts)
+        if n_words:
+            assert share == pytest.approx(words_kept(original, by_person(con, "rx.audit_texts")), abs=1e-12)
+        else:
+            assert share is None
+        expected = Counter()
+        for _, _, text, edits in texts:
+            for s, e, _, why in edits:
+                expected[NAMES[why]] += len(words(text[s:e]))
+        got = dict(con.execute("SELECT name, words_replaced FROM rx.utility WHERE scope = 'reason'").fetchall())
+        assert got == {k: v for k, v in expected.items() if k in got} and set(got) == {
+            NAMES[why] for *_, edits in texts for *_, why in edits}
+        assert con.execute("SELECT words_replaced FROM rx.utility WHERE scope = 'all'").fetchall()[0][0] == \
+            sum(expected.values())
+    finally:
+        con.close()
