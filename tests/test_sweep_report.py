@@ -152,7 +152,8 @@ def test_a_rejected_run_is_recorded_and_the_sweep_goes_on(generated, tmp_path, m
     def failing_at_zero(con, schema, *args, **kw):
         verdict = real(con, schema, *args, **kw)
         if scalar(con, f"SELECT lam FROM {schema}.params") == 0.0:
-            verdict.leaks = [(1, 1, "text", 0, 1, "x")]     # as if a term were left in a text
+            # as if a class were too small: no repair reaches that (a leak in a text is repaired)
+            verdict.failing = [({"age": "[24-27]"}, [], 1, 1)]
         return verdict
     monkeypatch.setattr(pipeline, "verify", failing_at_zero)
     # (the first run on the connection fails: the functions it registered went with its rollback)
