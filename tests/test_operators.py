@@ -273,8 +273,8 @@ def test_one_round_of_draws_rejects_what_the_rules_forbid():
     }
     con = duckdb.connect()
     con.execute("CREATE SCHEMA rx")
-    con.execute("CREATE TABLE rx.identifier_values (norm VARCHAR)")
-    con.execute("INSERT INTO rx.identifier_values VALUES ('x@y.org')")
+    con.execute("CREATE TABLE rx.identifier_values (column_name VARCHAR, norm VARCHAR)")
+    con.execute("INSERT INTO rx.identifier_values VALUES ('email', 'x@y.org')")
     con.execute("CREATE TABLE rx.texts (row_id INTEGER, attribute VARCHAR, text VARCHAR)")
     con.execute("CREATE TABLE rx.terms (row_id INTEGER, person VARCHAR, attribute VARCHAR, start_pos INTEGER, "
                 "end_pos INTEGER, label VARCHAR, norm VARCHAR)")
