@@ -27,7 +27,8 @@ from .linking import link
 from .measures import measure
 from .partition import partition
 from .persons import build_persons
-from .recognize import build_terms, build_texts, check_rules, fill_cache, fingerprint, pending_texts, search_batches
+from .recognize import (build_terms, build_texts, check_rules, fill_cache, fingerprint, pending_texts,
+                        register_find_texts, search_batches)
 from .recoding import recode
 from .release import release
 from .repair import repair
@@ -178,6 +179,7 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
     started = dt.datetime.now()
     register_find(con)
     register_cut(con)
+    register_find_texts(con)    # (the sweep's search of glued surfaces, also on a retuning run)
     with report.stage("validate"):
         check_schema_is_ours(con, cfg.schema)
         check_rules(cfg)

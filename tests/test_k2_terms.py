@@ -161,3 +161,20 @@ def test_a_rare_run_that_cuts_through_a_kept_term_takes_it_in(monkeypatch):
     assert not any("Musicians" in t for t in released(con)), released(con)
     v = verify(con)
     assert v.ok and not v.suspects, v.suspects
+
+
+def test_a_glued_surface_is_swept_where_the_check_reads_it(monkeypatch):
+    """Mis-decoded CJK ("æ\\x9cº", C1 controls between letters): propagation's needle "æº", tagged
+    for person 2, found person 1's "æ\\x9cº" where it stands alone, but not inside
+    "æ\\x89\\x8bæ\\x9cº", which reads "ææº" with the glue dropped; the leak check also reads the glue
+    as spaces and found "æ º" there. The sweep now searches glued surfaces as the check does:
+    the release passes without a repair."""
+    con = run(monkeypatch, [
+        (1, "urlLink ?æ\x9cº?? and more", []),
+        (1, "urlLink ?æ\x89\x8bæ\x9cº??ç here", []),
+        (2, "Write to æº today.", [("æº", "PERSON")]),
+        (2, "Nothing else here.", []),
+    ], lam=0.5)
+    assert scalar(con, "SELECT count(*) FROM rx.replacements WHERE reason = 'repaired'") == 0
+    assert not any("\x9cº" in t for t in released(con)), released(con)
+    assert verify(con).ok

@@ -43,7 +43,7 @@ def apply_operators(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict:
     run_file(con, "recode_text", s, expand=expansions())
     _check_replacements(con, cfg)
     run_file(con, "shown_terms", s)
-    run_file(con, "sweep", s)
+    run_file(con, "sweep", s, glue=GLUE_RE2)
     # Nothing reads the operators' working tables after this.
     drop_temporary(con, "shown_terms", *(name for op in operators for name in op.temporary))
     return counts
