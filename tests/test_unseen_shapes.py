@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from rxanon_sql.cli import main
-from rxanon_sql.generate_shapes import blog_posts, hotel_reviews
+from shapes import blog_posts, hotel_reviews
 
 
 def cli(*args):

@@ -1,4 +1,4 @@
-"""Seeded files in the shape of real data the tool was not tuned on, for tests and benchmarks.
+"""Seeded files in the shape of real data the tool was not tuned on, for the tests (test_unseen_shapes.py).
 
 `hotel_reviews`: the 17 columns of the public "515K Hotel Reviews Data in Europe", one review per
 hotel, so that every hotel name and address is a direct identifier of one person. The names share
