@@ -110,6 +110,12 @@ replaced_words AS (
     FROM found CROSS JOIN unnest(regexp_extract_all(term, '[\pL\pN_]+')) AS u(word)
     WHERE label = 'PERSON' AND source <> 'identifier'
 ),
+-- (the names that are none of the most frequent words, looked up by joins: an IN subquery for
+-- each test was a hash table of its own, and under `apply --memory-limit 64MB` the demo's
+-- statement ran out of memory now and then)
+lone_names AS (
+    SELECT n.word FROM rx.name_words AS n ANTI JOIN rx.frequent_words AS f ON f.word = n.word
+),
 name_neighbours AS (
     -- (PERSON where it is a sensitive label, else RARE where the guard is on; with neither, a
     -- needle of a label that is not sensitive would only disturb linking)
@@ -124,11 +130,11 @@ name_neighbours AS (
         CROSS JOIN unnest([-1, 1]) AS b(step)
         WHERE a.i + b.step BETWEEN 1 AND array_length(d.words)
     ) AS p
+    SEMI JOIN lone_names AS w ON w.word = p.word
+    LEFT JOIN lone_names AS nb ON nb.word = p.beside
+    LEFT JOIN replaced_words AS rw ON rw.word = p.beside
     WHERE l.label IS NOT NULL AND length(p.word) > 1
-      AND p.word IN (SELECT word FROM rx.name_words) AND p.word NOT IN (SELECT word FROM rx.frequent_words)
-      AND (p.beside IN (SELECT word FROM replaced_words)
-           OR p.rare AND p.beside IN (SELECT word FROM rx.name_words)
-                     AND p.beside NOT IN (SELECT word FROM rx.frequent_words))
+      AND (rw.word IS NOT NULL OR p.rare AND nb.word IS NOT NULL)
 ),
 candidates AS (
     SELECT norm, label, sum(n) AS n
