@@ -113,9 +113,20 @@ def test_stretches_of_the_most_frequent_words_are_left_out(rec):
         assert any(word in p for _, p in ner._pieces(text, frequent=frequent))
 
 
+def test_a_function_word_glued_by_a_control_character_is_no_span():
+    # cp1252's apostrophe read as a C1 control: the model reads the cleaned "Im" (a ruler tags it
+    # here, as the small model did on the blog sample); the stored "I\x92m" is "I'm", no name
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "ORG", "pattern": "Im"}, {"label": "PERSON", "pattern": "Laura"}])
+    found = [(s.term, s.label) for s in Recognizer(nlp=nlp).entities(["Laura, I\x92m sorry."])[0]]
+    assert found == [("Laura", "PERSON")]
+
+
 @pytest.mark.parametrize("text, term, names_no_one", [
     ("So I went home.", "I", True), ("It was a good day.", "a", True), ("Well I'm here.", "I'm", True),
     ("Come visit us soon.", "us", True), ("I had the time of my life.", "time", True), ("Oh it's you.", "it's", True),
+    ("Well Iâ€™m here.", "Iâ€™m", True), ("so itâ\x80\x99s done", "itâ\x80\x99s", True),   # mis-decoded UTF-8
     ("Yesterday I told Will about it.", "Will", False),     # a name, capitalised inside a sentence
     ("Will you come?", "Will", True),                       # the first word of a sentence
     ("I will come.", "will", True),                          # lower case: the verb
