@@ -19,7 +19,7 @@ import pyarrow as pa
 from .config import Config
 from .measures import measure
 from .release import release
-from .sqlrun import drop_temporary, run_file, table
+from .sqlrun import drop_temporary, run_file
 from .verify import Verdict, verify
 
 MAX_ROUNDS = 3
@@ -59,8 +59,3 @@ def repair(con: duckdb.DuckDBPyConnection, cfg: Config, v: Verdict) -> tuple[Ver
         v = verify(con, cfg.schema, residual=False)
     return v, added
 
-
-def repairs(con: duckdb.DuckDBPyConnection, schema: str) -> int:
-    """How many replacements of the release in `schema` are repairs."""
-    return con.execute(f"SELECT count(*) FROM {table('replacements', schema).sql('duckdb')} "
-                       "WHERE reason = 'repaired'").fetchall()[0][0]

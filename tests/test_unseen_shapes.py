@@ -71,15 +71,18 @@ def test_a_blank_date_held_as_text_is_a_missing_one(tmp_path):
 def test_a_direct_identifier_inside_a_quasi_identifier_value_is_masked(tmp_path):
     """A forum profile whose location names its user ("/home/bak1139"): the released value shows
     the identifier's column label in its place, and the rest of it."""
+    # (and as a hostile profile writes it: in capitals with a zero-width space, in markup, possessive)
+    hostile = {1: "/home/bak1139", 2: "/srv/BAK\u200b1139", 3: "<b>quorvex</b> land", 4: "Zandril's place"}
     _jsonl(tmp_path / "profiles.jsonl", [
-        {"user_id": i, "display_name": n, "location": "/home/bak1139" if i == 1 else ["Ohio", "Texas"][i % 2],
-         "text": PLAIN} for i, n in enumerate(NAMES, 1)])
+        {"user_id": i, "display_name": n, "location": hostile.get(i, ["Ohio", "Texas"][i % 2]), "text": PLAIN}
+        for i, n in enumerate(NAMES, 1)])
     _readme_path(tmp_path, tmp_path / "profiles.jsonl")
     import duckdb
     con = duckdb.connect(str(tmp_path / "data.duckdb"), read_only=True)
     shown = {r[0] for r in con.execute("SELECT location FROM rx.release").fetchall()}
     con.close()
-    assert any("/home/[DISPLAY_NAME]" in v for v in shown) and not any("bak1139" in v.lower() for v in shown), shown
+    assert any("/home/[DISPLAY_NAME]" in v for v in shown), shown
+    assert not any(n in v.lower().replace("\u200b", "") for v in shown for n in ("bak1139", "quorvex", "zandril")), shown
 
 
 def test_names_joined_in_a_url_and_a_name_that_holds_a_place(tmp_path):
