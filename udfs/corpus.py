@@ -49,19 +49,21 @@ def _lower(text: str) -> str:
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
-def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]]) -> tuple[str, np.ndarray, np.ndarray]:
+def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]],
+              lowered: np.ndarray | None = None) -> tuple[str, np.ndarray, np.ndarray]:
     """The text in key form, padded (" st louis "); for each of its characters but the pads the
     offset in `text` of the character it comes from; and, for each character of `text`, whether
     a word begins there with a letter that is not upper case. `original`: the text's _codes;
     `glue`: the text's glue_runs, each read as a space or as nothing ("Jo\u200bhn" is the word
-    "john", "John\u200bSmith" two words)."""
+    "john", "John\u200bSmith" two words). `lowered`: the _codes of _lower(text), where the caller
+    has them (a part of a longer text is lowered as a part of it)."""
     read = np.ones(len(text), dtype=bool)
     for a, b, space in glue:
         # (a run kept as a space keeps its first character, a non-word character)
         read[a + space:b] = False
     at = np.flatnonzero(read)
     original = original[at]
-    codes = _codes(_lower(text))[at]
+    codes = (_codes(_lower(text)) if lowered is None else lowered)[at]
     word = _flags(codes, _ASCII_WORD, _is_word)
     # a word character, or the first of a run of non-word characters
     keep = word.copy()
@@ -120,6 +122,17 @@ class CorpusSearcher:
                     self.norms.append([norm])
         self.empty = not self.norms
         self._keys = list(index)
+        # the norms of each key as one Arrow array, key i's from first[i] (a match becomes one row
+        # per norm of its key without a Python loop over the matches)
+        self._count = np.fromiter(map(len, self.norms), dtype=np.int64, count=len(self.norms))
+        self._first = np.concatenate(([0], np.cumsum(self._count)))[:-1]
+        flat = [norm for norms in self.norms for norm in norms]
+        self._flat = _strings(flat)
+        # the norms listed more than once (two keys of a norm with glue): the only rows a match can
+        # repeat at one place
+        ids: dict[str, int] = {}
+        self._norm_id = np.fromiter((ids.setdefault(norm, len(ids)) for norm in flat), dtype=np.int64, count=len(flat))
+        self._twice = np.bincount(self._norm_id, minlength=len(ids))[self._norm_id] > 1
         self.automaton = None if self.empty else ahocorasick_rs.AhoCorasick(self._keys)
 
     # The automaton cannot be pickled: an engine that ships the UDF to its workers (Spark) sends
@@ -148,14 +161,22 @@ class CorpusSearcher:
         # (glue_runs' Python regular expression only where the vectorized flags find glue: it is
         # far slower per character)
         glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
-        form, origin, lower = _key_form(joined, original, glue)
+        lowered = _codes(_lower(joined))
+        form, origin, lower = _key_form(joined, original, glue, lowered)
         found = [self._matches(form, origin)]
         if not all(space for _, _, space in glue):
             # Glue between two lower-case letters is read as nothing ("jo\u200bhn"), as
             # recognition reads it, and as a space as well ("john\x00smith"): which of them the
-            # writer meant, case does not tell.
-            found.append(self._matches(*_key_form(joined, original, [(a, b, True) for a, b, _ in glue])[:2]))
-            found = [np.unique(np.concatenate(found, axis=1), axis=1)]
+            # writer meant, case does not tell. Only the texts with such glue read otherwise, so
+            # only they are read again (the batch again took most of the blog sample's search).
+            found.append(self._glued_again(joined, original, lowered, glue, starts_of))
+            both = np.concatenate(found, axis=1)
+            # (distinct and in the order np.unique(axis=1) gave: by needle, start, end)
+            order = np.lexsort((both[2], both[1], both[0]))
+            both = both[:, order]
+            first = np.ones(both.shape[1], dtype=bool)
+            first[1:] = (both[:, 1:] != both[:, :-1]).any(axis=0)
+            found = [both[:, first]]
         needle, start, end = found[0]
         if not len(needle):
             return none, none, none, none, none.astype(bool)
@@ -167,6 +188,32 @@ class CorpusSearcher:
         before = np.concatenate(([0], np.cumsum(lower)))
         capital = before[end] == before[start]
         return text, start - starts_of[text], end - starts_of[text], needle, capital
+
+    def _glued_again(self, joined: str, original: np.ndarray, lowered: np.ndarray, glue: list[tuple[int, int, bool]],
+                     starts_of: np.ndarray) -> np.ndarray:
+        """The matches of every glue run read as a space, in the texts of the batch that hold a run
+        read otherwise (rows needle, start, end, offsets in `joined`). A text's key form depends on
+        the text alone, and a match across two texts is dropped by the caller either way."""
+        runs = np.array([(a, b) for a, b, space in glue if not space], dtype=np.int64).reshape(-1, 2)
+        texts = np.unique(np.searchsorted(starts_of, runs[:, 0], side="right") - 1)
+        # those texts joined by newlines as the batch joins them; `shift`: what each adds to an
+        # offset in the join to make it one in `joined`
+        lo, hi = starts_of[texts], starts_of[texts + 1] - 1
+        width = hi - lo + 1
+        at = np.concatenate(([0], np.cumsum(width)))[:-1]
+        shift = lo - at
+        part = "\n".join(joined[a:b] for a, b in zip(lo.tolist(), hi.tolist()))
+        cut = np.concatenate([np.arange(a, b + 1) for a, b in zip(lo.tolist(), hi.tolist())])[:len(part)]
+        spans = np.array([(a, b) for a, b, _ in glue], dtype=np.int64).reshape(-1, 2)
+        where = np.searchsorted(starts_of, spans[:, 0], side="right") - 1
+        inside = np.isin(where, texts)
+        moved = spans[inside] - shift[np.searchsorted(texts, where[inside])][:, None]
+        form, origin, _ = _key_form(part, original[cut], [(a, b, True) for a, b in moved.tolist()], lowered[cut])
+        found = self._matches(form, origin)
+        # (a match stays within a text of the join or is dropped by the caller, which sees it
+        # cross the newline after it in `joined` too)
+        found[1:] += shift[np.searchsorted(at, found[1], side="right") - 1]
+        return found
 
     def _matches(self, form: str, origin: np.ndarray) -> np.ndarray:
         """The automaton's matches in a key form: rows needle, start, end (offsets in the text)."""
@@ -181,21 +228,24 @@ class CorpusSearcher:
         """rx_find_corpus(text): the matches of each text."""
         text, start, end, needle, capital = self.search(texts.to_pylist())
         # one row per norm of the matched key
-        per_key = np.fromiter((len(self.norms[n]) for n in needle), dtype=np.int64, count=len(needle))
+        per_key = self._count[needle] if len(needle) else np.zeros(0, dtype=np.int64)
         text, start, end, capital = (np.repeat(a, per_key) for a in (text, start, end, capital))
-        norms = [norm for n in needle for norm in self.norms[n]]
+        # each match's norms: first[key], first[key] + 1, ... (its place among its key's rows added)
+        row = np.arange(len(text), dtype=np.int64)
+        flat = np.repeat(self._first[needle] - (np.cumsum(per_key) - per_key), per_key) + row \
+            if len(needle) else row
         if self.glued:
+            first = np.ones(len(flat), dtype=bool)
             seen: set[tuple] = set()
-            first = np.zeros(len(norms), dtype=bool)
-            for i, m in enumerate(zip(text.tolist(), start.tolist(), end.tolist(), norms)):
+            for i in np.flatnonzero(self._twice[flat]).tolist():
+                m = (int(text[i]), int(start[i]), int(end[i]), int(self._norm_id[flat[i]]))
                 first[i] = m not in seen
                 seen.add(m)
-            text, start, end, capital = (a[first] for a in (text, start, end, capital))
-            norms = [n for n, f in zip(norms, first) if f]
+            text, start, end, capital, flat = (a[first] for a in (text, start, end, capital, flat))
         offsets = np.zeros(len(texts) + 1, dtype=np.int32)
         np.cumsum(np.bincount(text, minlength=len(texts)), out=offsets[1:])
         columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
-                   _strings(norms), pa.array(capital, pa.bool_())]
+                   self._flat.take(pa.array(flat)), pa.array(capital, pa.bool_())]
         return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
 
 
