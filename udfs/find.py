@@ -225,7 +225,7 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tup
 # where the batch's needles are at least this many times a group's, and its groups have this many
 # texts on average: one search per group then costs more in calls than the matches it spares.
 GROUP_SHARE = 4
-GROUP_TEXTS = 4
+GROUP_TEXTS = 8
 
 
 def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> list[tuple[int, int]] | None:
