@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from .arrow_pack import MATCH_ARROW_TYPE, MATCH_SQL_TYPE, _ints, _list_of, _strings
 from .find_read import _codes, _flags, _is_word
-from .glue import GLUE_RUN, glue_runs, is_glue
+from .glue import GLUE_RUN, is_glue
 
 # `capital`: every word of the match begins with a capital or a digit (corpus_needles.sql's cased
 # needles count only there)
@@ -158,9 +158,8 @@ class CorpusSearcher:
         np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
         joined = "\n".join(parts)
         original = _codes(joined)
-        # (glue_runs' Python regular expression only where the vectorized flags find glue: it is
-        # far slower per character)
-        glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
+        glued = _flags(original, _ASCII_GLUE, is_glue)
+        glue = _glue_runs(joined, glued) if glued.any() else []
         lowered = _codes(_lower(joined))
         form, origin, lower = _key_form(joined, original, glue, lowered)
         found = [self._matches(form, origin)]
@@ -247,6 +246,15 @@ class CorpusSearcher:
         columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
                    self._flat.take(pa.array(flat)), pa.array(capital, pa.bool_())]
         return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
+
+
+def _glue_runs(text: str, glued: np.ndarray) -> list[tuple[int, int, bool]]:
+    """glue.glue_runs(text), from the text's glue characters already flagged: its regular
+    expression walks every character of the batch in Python."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], glued.astype(np.int8), [0]))))
+    n = len(text)
+    return [(a, b, a > 0 and b < n and text[a - 1].isalpha() and text[b].isupper())
+            for a, b in zip(edges[::2].tolist(), edges[1::2].tolist())]
 
 
 # (rx_resolve takes and returns matches as rx_find returns them)
