@@ -20,16 +20,13 @@ from udfs import recognizers
 
 from .common_words import DEFAULT_ZIPF, pipeline_language
 from .errors import ConfigError
-from .hierarchy import Hierarchy, read_hierarchy
+from .attributes import (ATTRIBUTE_SETTINGS, ATTRIBUTE_TYPES, DEFAULT_EMAP, SENSITIVE, Attribute,  # noqa: F401
+                         check_known, parse_attributes)
 from .label_check import label_scheme_fingerprint
 from .sqlrun import fold
 from .settings import (BOOLEAN, DECLARED, INTEGER, NUMBER, STRING, STRINGS, TABLE_OF_LISTS, TABLE_OF_NUMBERS,
-                       TABLE_OF_STRINGS, Setting, all_settings, expect, setting, str_list, table)
+                       TABLE_OF_STRINGS, all_settings, expect, setting, str_list)
 
-ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
-# Not a quasi-identifier: released unchanged, and each class's values are checked for
-# l-diversity and t-closeness (docs/privacy.md, "Sensitive attributes").
-SENSITIVE = "sensitive"
 STRATEGIES = ("mondrian", "gdf")
 # A nominal cut takes the first half of P's distinct values in sorted order (docs/how-it-works.md, Decisions), or in
 # descending order of how many persons of P hold them.
@@ -47,30 +44,10 @@ def default_labels() -> tuple[str, ...]:
     recognizer's label (udfs/recognizers), read when a Config is made, so that a recognizer
     registered before is sensitive by default."""
     return tuple(dict.fromkeys((*NER_DEFAULT_LABELS, *recognizers.labels())))
-DEFAULT_EMAP = {
-    "numeric": ("DATE", "CARDINAL", "QUANTITY"),
-    "date": ("DATE",),
-    "nominal": (),
-    "ordinal": (),
-}
 RESERVED_COLUMNS = ("row_id", "person", "partition_id")
 
 
 MAX_K = 2**31 - 1
-
-
-@dataclass(frozen=True)
-class Attribute:
-    name: str
-    type: str
-    emap: tuple[str, ...] = ()
-    format: str | None = None          # strptime format for date columns stored as text
-    order: tuple[str, ...] = ()        # ordinal: the values from lowest to highest
-    bias: float = 0.0
-    # Occurrences of the tuple's own value in its text are redundant terms (nominal, ordinal).
-    match_values: bool = True
-    # A user generalization hierarchy (hierarchy.py): recoding takes the lowest node it shares.
-    hierarchy: Hierarchy | None = None
 
 
 def _operators():
@@ -322,43 +299,7 @@ class Config:
 
 # --- parsing -------------------------------------------------------------------------------
 
-# The keys of an attribute's table ([attributes.NAME]), read by parse_config itself.
-ATTRIBUTE_SETTINGS = (
-    Setting("attributes.*.type", STRING, "", default_doc="(required)",
-            help="numeric, nominal, ordinal, date: a quasi-identifier; or sensitive"),
-    Setting("attributes.*.emap", STRINGS, None, "labels whose terms can state this attribute",
-            default_doc="numeric: DATE, CARDINAL, QUANTITY; date: DATE"),
-    Setting("attributes.*.format", STRING, None, "strptime format of a date stored as text"),
-    Setting("attributes.*.order", STRINGS, (), "ordinal (and sensitive): the values from lowest to highest"),
-    Setting("attributes.*.bias", NUMBER, 0.0, "added to its split priority", retune=True),
-    Setting("attributes.*.match_values", BOOLEAN, True, "the row's own value mentioned in its text is redundant"),
-    Setting("attributes.*.hierarchy", STRING, None, "a generalization hierarchy (CSV), relative to the file"),
-    Setting("attributes.*.hierarchy_delimiter", STRING, ";", "its column separator"),
-)
-_ATTRIBUTE_KEYS = {s.key.rsplit(".", 1)[1] for s in ATTRIBUTE_SETTINGS}
 _SECTIONS = ("source", "attributes", "text", "anonymization")
-
-
-def _unknown(table: dict, allowed: set, path: str) -> None:
-    for key in table:
-        if key not in allowed:
-            raise ConfigError(f"unknown configuration key {path}{key!r} (allowed: {', '.join(sorted(allowed))})")
-
-
-def _hierarchy(spec: dict, typ: str, path: str, base: Path) -> Hierarchy | None:
-    if "hierarchy" not in spec:
-        if "hierarchy_delimiter" in spec:
-            raise ConfigError(f"{path}.hierarchy_delimiter is given without {path}.hierarchy")
-        return None
-    file = expect(spec["hierarchy"], str, path + ".hierarchy")
-    delimiter = expect(spec.get("hierarchy_delimiter", ";"), str, path + ".hierarchy_delimiter")
-    if len(delimiter) != 1 or delimiter in "\r\n\"":
-        raise ConfigError(f"{path}.hierarchy_delimiter must be one character (not a quote or line break), "
-                          f"got {delimiter!r}")
-    if typ == "date":
-        raise ConfigError(f"{path}.hierarchy is for numeric, nominal and ordinal attributes; a date has its own "
-                          "hierarchy (day, month, year, years)")
-    return read_hierarchy(base / file, delimiter, path + ".hierarchy", numeric=typ == "numeric")
 
 
 def parse_config(data: dict, base: str | Path | None = None) -> Config:
@@ -366,7 +307,7 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
     the configuration file's folder (default: the working directory)."""
     _operators()
     base = Path(base) if base is not None else Path()
-    _unknown(data, set(_SECTIONS), "")
+    check_known(data, set(_SECTIONS), "")
     declared = {}
     for s in all_settings(Config):
         declared.setdefault(s.section, {})[s.name] = s
@@ -375,7 +316,7 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
     sections = {}
     for section in ("source", "text", "anonymization"):
         table = sections[section] = expect(data.get(section, {}), dict, section)
-        _unknown(table, set(declared[section]), section + ".")
+        check_known(table, set(declared[section]), section + ".")
         for name, value in table.items():
             s = declared[section][name]
             (options if s.field in DECLARED else kw)[s.field] = s.read(value)
@@ -386,58 +327,11 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
     if kw.get("query"):
         _check_query(kw["query"])
     kw["labels_given"] = "labels" in sections["text"]
-    kw["attributes"], kw["sensitive"] = _attributes(expect(data.get("attributes", {}), dict, "attributes"), base)
+    kw["attributes"], kw["sensitive"] = parse_attributes(expect(data.get("attributes", {}), dict, "attributes"), base)
     cfg = Config(**kw, options=options)
     _check_roles(cfg)
     cfg.check_parameters()
     return cfg
-
-
-def _attributes(table: dict, base: Path) -> tuple[tuple[Attribute, ...], tuple[Attribute, ...]]:
-    """The quasi-identifiers and the sensitive attributes of [attributes]."""
-    attrs, sensitive = [], []
-    for name, spec in table.items():
-        path = f"attributes.{name}"
-        expect(spec, dict, path)
-        _unknown(spec, _ATTRIBUTE_KEYS, path + ".")
-        typ = expect(spec.get("type", ""), str, path + ".type")
-        if typ == SENSITIVE:
-            sensitive.append(_sensitive(name, spec, path))
-            continue
-        if typ not in ATTRIBUTE_TYPES:
-            raise ConfigError(f"{path}.type must be one of {(*ATTRIBUTE_TYPES, SENSITIVE)}, got {typ!r}")
-        emap = str_list(spec["emap"], path + ".emap") if "emap" in spec else DEFAULT_EMAP[typ]
-        order = str_list(spec.get("order", []), path + ".order")
-        if typ == "ordinal" and not order:
-            raise ConfigError(f"{path}.order is required for an ordinal attribute")
-        if len(set(order)) != len(order):
-            raise ConfigError(f"{path}.order lists a value twice")
-        fmt = spec.get("format")
-        if fmt is not None:
-            expect(fmt, str, path + ".format")
-            if typ != "date":
-                raise ConfigError(f"{path}.format is only for date attributes")
-        attrs.append(Attribute(
-            name=name, type=typ, emap=emap, format=fmt, order=order,
-            bias=expect(spec.get("bias", 0.0), float, path + ".bias"),
-            match_values=expect(spec.get("match_values", True), bool, path + ".match_values"),
-            hierarchy=_hierarchy(spec, typ, path, base),
-        ))
-    if not attrs:
-        raise ConfigError("attributes: at least one quasi-identifier is required")
-    return tuple(attrs), tuple(sensitive)
-
-
-def _sensitive(name: str, spec: dict, path: str) -> Attribute:
-    """A sensitive attribute: only `order` (its values from lowest to highest, for the ordered
-    distance of t-closeness) applies; the other keys concern quasi-identifiers."""
-    for key in spec:
-        if key not in ("type", "order"):
-            raise ConfigError(f"{path}.{key} does not apply to a sensitive attribute (allowed: order, type)")
-    order = str_list(spec.get("order", []), path + ".order")
-    if len(set(order)) != len(order):
-        raise ConfigError(f"{path}.order lists a value twice")
-    return Attribute(name=name, type=SENSITIVE, emap=(), order=order, match_values=False)
 
 
 def _check_query(query: str) -> None:
@@ -468,25 +362,6 @@ def _check_roles(cfg: Config) -> None:
                 raise ConfigError(f"column name {n!r} ({role}) is reserved by rxanon-sql; rename it in a source.query")
 
 
-def settings_table() -> str:
-    """docs/configuration.md's table of every key: the core's, the registered operators', an
-    attribute's."""
-    _operators()
-    order = {"source": 0, "text": 1, "anonymization": 2}
-    return table([*sorted(all_settings(Config), key=lambda s: order[s.section]), *ATTRIBUTE_SETTINGS])
-
-
-DOCS_MARKERS = ("<!-- settings: generated by `python -m rxanon_sql.config` from the declarations -->\n",
-                "<!-- /settings -->\n")
-
-
-def docs_with_table(text: str) -> str:
-    """docs/configuration.md's text with its table of keys regenerated."""
-    start, end = DOCS_MARKERS
-    head, rest = text.split(start, 1)
-    return head + start + settings_table() + end + rest.split(end, 1)[1]
-
-
 def load_config(path: str | Path) -> Config:
     path = Path(path)
     try:
@@ -501,10 +376,3 @@ def load_config(path: str | Path) -> Config:
     except OSError as e:
         raise ConfigError(f"configuration file {str(path)!r} cannot be read: {e.strerror}") from None
     return parse_config(data, path.parent)
-
-
-if __name__ == "__main__":
-    # Regenerate docs/configuration.md's table (tests/test_config.py checks it is current).
-    from rxanon_sql.config import docs_with_table as _regenerate
-    _docs = Path(__file__).resolve().parent.parent / "docs" / "configuration.md"
-    _docs.write_text(_regenerate(_docs.read_text()))

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from rxanon_sql.config import Config, ConfigError, docs_with_table, load_config, parse_config
+from rxanon_sql.config import Config, ConfigError, load_config, parse_config
+from rxanon_sql.config_docs import docs_with_table
 from rxanon_sql.settings import DECLARED, STRINGS, all_settings
 from helpers import config_from, demo_config
 
@@ -75,9 +76,9 @@ def test_fingerprint_changes_with_term_lists():
 
 def test_the_docs_table_lists_every_declared_key():
     """docs/configuration.md's table is the one the declarations give: a key declared and not
-    documented, or documented and gone, fails here (python -m rxanon_sql.config regenerates it)."""
+    documented, or documented and gone, fails here (python -m rxanon_sql.config_docs regenerates it)."""
     text = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
-    assert docs_with_table(text) == text, "docs/configuration.md's table is stale: python -m rxanon_sql.config"
+    assert docs_with_table(text) == text, "docs/configuration.md's table is stale: python -m rxanon_sql.config_docs"
     for s in all_settings(Config):
         assert f"| `{s.key}` |" in text
 

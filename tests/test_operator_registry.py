@@ -22,7 +22,7 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.operators import register
 from rxanon_sql.operators.base import Operator, bracketed, occurrence, setting, tag
 from rxanon_sql.pipeline import apply
-from rxanon_sql.config import settings_table
+from rxanon_sql.config_docs import settings_table
 from rxanon_sql.settings import INTEGER, Setting
 from rxanon_sql.sqlrun import statements
 from rxanon_sql.verify import verify
