@@ -214,7 +214,7 @@ def cmd_floor(args) -> str:
              "", "RSS of one process as it loads what `apply` needs (the first of the runs below):", "",
              "| step | RSS MB |", "| --- | ---: |"]
     lines += [f"| {name} | {mb:.0f} |" for name, mb in runs[0]["steps"]]
-    lines += ["", f"Then a full `apply` (k = 5, lambda = 0.5) in the same process, under each DuckDB `memory_limit`; "
+    lines += ["", "Then a full `apply` (k = 5, lambda = 0.5) in the same process, under each DuckDB `memory_limit`; "
               "DuckDB's own accounting (`duckdb_memory()`) at the end of the run, before the connection closes:", "",
               "| memory_limit | after NER s | peak RSS MB | RSS at the end MB | DuckDB holds at the end MB |",
               "| --- | ---: | ---: | ---: | --- |"]
@@ -234,7 +234,7 @@ def cmd_scaling(args) -> str:
              f"median of {args.repeat} runs", "",
              "| persons | posts | after NER s | partitioning s | peak RSS MB | rows/s | time ratio to previous |",
              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    prev = None
+    prev = prev_n = None
     for n in args.persons:
         db = build(args, f"synthetic_{n}x5_s{args.seed}", persons=n, posts=5, seed=args.seed)
         res = repeat_apply(args, db, k=5, lam=0.5)

@@ -11,9 +11,13 @@ import click
 import duckdb
 
 from . import console
-from .config import ConfigError, load_config, parse_config
+from .config import Config, ConfigError, load_config, parse_config
 from .errors import ReleaseRejected, RxAnonSqlError, outside_the_database
-from .sqlrun import confine
+from .sqlrun import confine, table
+
+# Imports inside functions, module-wide, for start-up time: each command imports what it runs,
+# so that `--help`, `load` and `init` need not load the pipeline, the operators, Spark or spaCy,
+# which take seconds.
 
 EXIT_BAD_INPUT = 2
 
@@ -316,7 +320,6 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
         finally:
             if bar is not None:
                 bar.close()
-    from .sqlrun import table
     rows = con.execute(f"SELECT k, lam, strategy, ok, partitions, round(size_mean, 1), splits_relational, "
                        f"splits_textual, round(ncp_a, 4), round(ncp_x, 4), round(ncp, 4), round(risk_highest, 3), "
                        f"reused, round(seconds, 2) FROM {table('sweep', cfg.schema).sql('duckdb')} "
@@ -503,7 +506,7 @@ def entities_cmd(text: str, config_path) -> None:
 
     TEXT '-' reads the text from standard input."""
     from .entities import entities, format_entities
-    from .labels import check_labels, label_note
+    from .label_check import check_labels, label_note
     from .recognize import check_rules
     cfg = None
     if text == "-":
@@ -514,7 +517,7 @@ def entities_cmd(text: str, config_path) -> None:
         check_rules(cfg)
         check_labels(cfg)
     spans = entities(text, cfg)
-    note = label_note(cfg)
+    note = label_note(cfg or Config())
     click.echo(format_entities(text, spans))
     if note:
         click.echo(note)

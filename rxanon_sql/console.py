@@ -6,6 +6,10 @@ import sys
 
 import click
 
+from .measures import dataset_ncp, utility
+from .release import release_relation
+from .stages import COUNTED
+
 
 def table(rows: list[tuple], header: list[str], width: int = 100) -> str:
     cells = [[("" if v is None else str(v)) for v in r] for r in rows]
@@ -16,13 +20,11 @@ def table(rows: list[tuple], header: list[str], width: int = 100) -> str:
 
 
 def print_release(con, schema: str) -> None:
-    from .release import release_relation
     rel = release_relation(con, schema)
     click.echo(table(rel.fetchall(), rel.columns))
 
 
 def print_measures(con, schema: str) -> None:
-    from .measures import dataset_ncp
     ncp = dataset_ncp(con, schema)
     nx = "n/a" if ncp[1] is None else f"{ncp[1]:.4f}"
     click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
@@ -31,7 +33,6 @@ def print_measures(con, schema: str) -> None:
 def print_utility(con, schema: str) -> None:
     """One line: the share of the texts' words the release keeps, and the three surfaces it
     replaced most (rx.utility, rx.utility_surfaces); nothing without text."""
-    from .measures import utility
     share, surfaces = utility(con, schema)
     if share is None:
         return
@@ -43,7 +44,7 @@ def print_utility(con, schema: str) -> None:
 class Progress:
     """apply's progress callback on a terminal: a line naming the stage that runs, and for NER and
     the term search a bar with their rate and time left."""
-    LABELS = {"ner": "NER", "search": "term search"}
+    LABELS = COUNTED
 
     def __init__(self, stream):
         self.stream = stream

@@ -30,7 +30,7 @@ def recognizer_for(cfg: Config | None = None):
 
 @functools.lru_cache(maxsize=4)
 def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard, label_map=()):
-    from udfs.ner import Recognizer
+    from udfs.ner import Recognizer  # (here for start-up time: spaCy loads with it)
     return Recognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
                       allow=allow, common_word_guard=common_word_guard, label_map=dict(label_map))
 
@@ -55,7 +55,7 @@ def format_entities(text: str, spans) -> str:
 def register_entities(con: duckdb.DuckDBPyConnection, cfg: Config | None = None) -> None:
     """Register rx_entities(text) on con. The spaCy pipeline is loaded on the first call, not here,
     and shared by every connection of the process."""
-    from udfs.ner import ENTITY_SQL_TYPE
+    from udfs.ner import ENTITY_SQL_TYPE  # (here for start-up time: spaCy loads with it)
 
     def udf(texts: pa.Array) -> pa.Array:
         return recognizer_for(cfg).arrow(texts)

@@ -23,6 +23,11 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from .config import parse_config
+from .pipeline import check_schema_is_ours
+from .recognize import fingerprint
+from .sqlrun import create_schema, mark_owned, run_file, table
+
 GENDERS = ("female", "male")
 # The 26 ages of the corpus and their share of its bloggers (approximately).
 AGES = (13, 14, 15, 16, 17, 23, 24, 25, 26, 27, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48)
@@ -306,7 +311,7 @@ def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_pers
     con.execute("INSERT INTO posts SELECT * FROM gen_posts")
     con.unregister("gen_posts")
     if entities:
-        from udfs.ner import ENTITY_ARROW_TYPE
+        from udfs.ner import ENTITY_ARROW_TYPE  # (not at the top, for start-up time: spaCy's imports)
         ent_tbl = pa.table({"text": texts, "entities": pa.array(ents, type=ENTITY_ARROW_TYPE)})
         con.register("gen_entities", ent_tbl)
         con.execute("CREATE OR REPLACE TABLE generated_entities AS SELECT md5(text) AS text_hash, "
@@ -319,9 +324,6 @@ def generate(con: duckdb.DuckDBPyConnection, persons: int = 1000, posts_per_pers
 def prefill_cache(con: duckdb.DuckDBPyConnection, cfg) -> int:
     """Copy the generator's entity spans into `<schema>.ner_cache` under cfg's recognizer
     fingerprint, for the texts the cache lacks; returns how many texts were added."""
-    from .pipeline import check_schema_is_ours
-    from .recognize import fingerprint
-    from .sqlrun import create_schema, mark_owned, run_file, table
     s = cfg.schema
     check_schema_is_ours(con, s)
     create_schema(con, s)
@@ -340,7 +342,6 @@ def prefill_generated(con: duckdb.DuckDBPyConnection) -> int:
     """prefill_cache for the configuration of `config_text`, then drop `generated_entities`: the
     cache holds the spans now, and a table left in the user's database would be read by `init`."""
     import tomllib
-    from .config import parse_config
     cached = prefill_cache(con, parse_config(tomllib.loads(config_text())))
     con.execute("DROP TABLE generated_entities")
     return cached

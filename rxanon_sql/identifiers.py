@@ -11,16 +11,20 @@ person it belongs to (rx.person_identifier_values): there it is that person's id
 someone else's number."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from .config import Config
 from .common_words import TOKEN
 from .join import source_query
 from .sqlrun import col, ident, lit, run, run_file, table, union_all
 from .udf import replace_function
 from udfs.find import MATCH_SQL_TYPE, Searcher, search_arrow
+
+if TYPE_CHECKING:
+    from .config import Config
 
 def _columns(cfg: Config, types: dict[str, str]) -> list[str]:
     person = [cfg.person] if types.get(cfg.person) == "VARCHAR" else []

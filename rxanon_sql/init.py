@@ -15,8 +15,10 @@ from dataclasses import dataclass
 import duckdb
 from sqlglot import exp
 
+from .common_words import name_words as person_names
 from .config import Config
 from .join import DATE_TYPES, NUMERIC_TYPES, InputError, source_query
+from .months import month_names
 from .sqlrun import col, drop_temporary, fold, ident, lit, run, run_file
 
 TEXT_MIN_AVG_LENGTH = 40
@@ -112,8 +114,6 @@ def _tables(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 def profile(con: duckdb.DuckDBPyConnection, source: exp.Expression) -> list[Column]:
     """What init needs to know of every column of `source` (a query or a table)."""
-    from .common_words import name_words as person_names
-    from .months import month_names
     sub = lambda: exp.Subquery(this=source.copy(), alias=exp.TableAlias(this=ident("src")))
     try:
         described = run(con, exp.Describe(this=exp.select("*").from_(sub()))).fetchall()

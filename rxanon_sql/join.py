@@ -1,4 +1,4 @@
-"""Stage 1, join: the natural join of the configured relations becomes `rx.dataset` (one row per
+"""The join stage (stages.py): the natural join of the configured relations becomes `rx.dataset` (one row per
 tuple, with `row_id` and `person`), and every quasi-identifier value becomes a row of `rx.values`
 (long form: one row per tuple and attribute), so that the later stages are static SQL files
 that do not depend on the configured column names.
@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import TYPE_CHECKING
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
-from .config import Config
 from .errors import InputError, outside_the_database
 from .sqlrun import col, fold, ident, lit, run, run_file, table, union_all
+
+if TYPE_CHECKING:
+    from .config import Config
 
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "DECIMAL", "REAL")

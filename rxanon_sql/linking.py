@@ -1,4 +1,4 @@
-"""Stage 3, linking: terms that repeat a relational value of their tuple become redundant
+"""The linking stage (stages.py): terms that repeat a relational value of their tuple become redundant
 (`rx.terms.linked_attribute`, with the stating part in `stated_start`/`stated_end`). All SQL:
 `sql/linking.sql`."""
 from __future__ import annotations

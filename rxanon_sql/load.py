@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 from sqlglot import exp
 
+from .init import person_candidates, profile, row_keys
 from .join import InputError
 from .sqlrun import column_names, fold, ident, lit, run
 
@@ -60,7 +61,6 @@ def _exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 
 
 def _needs_key(con: duckdb.DuckDBPyConnection, staged: exp.Table) -> bool:
-    from .init import person_candidates, profile, row_keys
     columns = profile(con, exp.select("*").from_(staged))
     everyone = {fold(c.name) for c in columns}
     return not person_candidates(columns, everyone) and not row_keys(columns, everyone)

@@ -1,4 +1,4 @@
-"""Stage 8, measures: NCP per record, attribute, entity label and dataset (`sql/measures.sql`),
+"""The measures stage (stages.py): NCP per record, attribute, entity label and dataset (`sql/measures.sql`),
 what the release costs a reader of the texts (the words kept, what replaced the others:
 `sql/utility.sql`), the equivalence classes of the release, and their re-identification risk
 (`sql/risk.sql`)."""

@@ -15,7 +15,9 @@ CARDINALS = range(1, 131)
 ORDINALS = range(1, 32)
 
 
-def _spellings(words: str) -> set[str]:
+def spellings(words: str) -> set[str]:
+    """The ways a number's words are written: "thirty-six" is also "thirty six"; "one hundred and
+    one" also "one hundred one"."""
     # "thirty-six" is also written "thirty six"; "one hundred and one" also "one hundred one".
     forms = {words, words.replace("-", " "), words.replace(" and ", " ")}
     return forms | {f.replace(" and ", " ").replace("-", " ") for f in forms}
@@ -31,6 +33,6 @@ def number_words() -> list[tuple[str, int, bool]]:
         for ordinal, numbers in ((False, CARDINALS), (True, ORDINALS)):
             for n in numbers:
                 words = num2words(n, lang=lang, to="ordinal" if ordinal else "cardinal").lower()
-                for form in _spellings(words):
+                for form in spellings(words):
                     seen.setdefault((form, ordinal), set()).add(n)
     return sorted((word, next(iter(values)), ordinal) for (word, ordinal), values in seen.items() if len(values) == 1)

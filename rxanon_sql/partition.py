@@ -1,4 +1,5 @@
-"""Stage 5, partition: the modified Mondrian with lambda and bias, or GDF (DESIGN.md).
+"""The partitioning stage: the modified Mondrian with lambda and bias, or GDF (paper 000,
+Algorithms 1 and 2; docs/how-it-works.md).
 
 Level-synchronous and vectorized: each pass of the loop in `partition` is one Mondrian level,
 which scores the candidate cuts of every open partition at once and applies the chosen ones.

@@ -1,4 +1,4 @@
-"""Stage 5, partition, as SQL: the levels of partition.py run by the engine itself, for per-person
+"""The partitioning stage as SQL: the levels of partition.py run by the engine itself, for per-person
 data beyond the driver's memory (anonymization.in_memory_rows; partition.py chooses).
 
 Each pass of the loop is one level, in a fixed number of set-based statements over every open

@@ -1,4 +1,4 @@
-"""Stage 4, persons: the person-centric view D*. `sql/persons.sql` builds the long tables the
+"""The persons stage (stages.py): the person-centric view D*. `sql/persons.sql` builds the long tables the
 partitioner reads; `rx.persons`, one row per person with one list per quasi-identifier and the
 set of non-redundant terms, is a view generated here for the configured columns. (Nothing in a
 run reads it, so a table would be written for no reader.)"""

@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from . import __version__
+from . import stages
+from .version import __version__
 from .config import Config
 from .diversity import check_source
 from .join import InputError, build_dataset, build_values, check_persons, resolve, unreleased
 from .hierarchy import check_leaves, write_hierarchies
-from .labels import check_labels
+from .label_check import check_labels
 from .linking import link
 from .measures import measure
 from .partition import partition
@@ -56,6 +57,8 @@ class RunReport:
 
     @contextmanager
     def stage(self, name: str):
+        if name not in stages.NAMES:    # (a timing no doc explains: add the stage to stages.STAGES)
+            raise ValueError(f"no stage {name!r} in stages.STAGES")
         if self.progress is not None:
             self.progress(name, 0, None)
         start = time.perf_counter()
@@ -159,18 +162,21 @@ def _build_source(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, 
 def apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, reuse: bool = True) -> RunReport:
     """Anonymize the configured source into schema cfg.schema; returns timings and counts. With
     `reuse`, a run whose source and configuration differ from the last one's only in parameters
-    of partitioning, recoding and measures (reuse.RETUNE) keeps that run's join, terms, linking
+    of partitioning, recoding and measures (the settings declared `retune`) keeps that run's join, terms, linking
     and persons.
 
     `progress(task, done, total)`, if given, is called as the run goes: with each stage's name
-    (the keys of RunReport.timings) as it starts, done 0 and total None; and while NER runs
-    ("ner") and the corpus-wide term search ("search"), with the texts done so far of total."""
+    (stages.STAGES, the keys of RunReport.timings) as it starts, done 0 and total None; and for
+    the counted tasks (stages.COUNTED: NER and the corpus-wide term search), with the texts
+    done so far of total."""
     with system_allocator():
         return _apply(con, cfg, progress, reuse)
 
 
 def _task(progress, task: str):
     """apply's progress callback for one counted task, as fill_cache and build_terms take it."""
+    if task not in stages.COUNTED:
+        raise ValueError(f"no counted task {task!r} in stages.COUNTED")
     return None if progress is None else lambda done, total: progress(task, done, total)
 
 

@@ -1,4 +1,4 @@
-"""Stage 6, recoding (local, per partition). One SQL file per kind of value:
+"""The recoding_release stage, recoding (local, per partition). One SQL file per kind of value:
 `sql/recode_numeric.sql`, `sql/recode_date.sql`, `sql/recode_nominal.sql` (nominal and ordinal),
 `sql/recode_hierarchy.sql` (any attribute with a user hierarchy) write `rx.recoded_values`, and
 `sql/recode_identifiers.sql` masks a direct identifier's value inside one;
@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from .config import Config
 from .identifiers import register_identifier_search
+from .operators import apply_operators
 from .sqlrun import col, lit, run, run_file, table
 
 
@@ -21,7 +22,6 @@ def recode(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     for name in ("recode_init", "recode_numeric", "recode_date", "recode_nominal", "recode_hierarchy",
                  "recode_identifiers"):
         run_file(con, name, s)
-    from .operators import apply_operators
     apply_operators(con, cfg)  # kept terms, text operators, then sql/recode_text.sql
     columns = []
     for a in cfg.attributes:

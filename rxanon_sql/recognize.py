@@ -1,4 +1,4 @@
-"""Stage 2, recognize: sensitive terms in the text columns.
+"""The ner and terms stages (stages.py): sensitive terms in the text columns.
 
 NER runs once per distinct text and recognizer configuration: texts are keyed by md5 in
 `rx.ner_cache`, so a rerun with another k, lambda or strategy loads no spaCy pipeline at all.
@@ -11,21 +11,26 @@ import dataclasses
 import importlib.metadata
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
-from .config import Config, ConfigError
+from .errors import ConfigError
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
 from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN, register_vocabulary
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
+from udfs.rules import RuleRecognizer
 from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
 from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
+
+if TYPE_CHECKING:
+    from .config import Config
 
 CHUNK = 20_000
 
@@ -116,7 +121,6 @@ def fill_cache(con: duckdb.DuckDBPyConnection, cfg: Config, progress=None, pendi
 def check_rules(cfg: Config) -> None:
     """A bad pattern or phone region is a configuration error before anything is written: the
     recognizer would raise it only once NER starts (in a worker process, with workers > 1)."""
-    from udfs.rules import RuleRecognizer
     for key, kw in (("phone_regions", {"phone_regions": cfg.phone_regions}),
                     ("patterns", {"phone_regions": (), "patterns": cfg.patterns})):
         try:
@@ -130,9 +134,9 @@ def make_recognizer(cfg: Config):
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
     guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard, "label_map": cfg.label_map}
     if cfg.workers > 1:
-        from udfs.parallel import ParallelRecognizer
+        from udfs.parallel import ParallelRecognizer  # (here for start-up time: spaCy loads with it)
         return ParallelRecognizer(cfg.workers, *args, **guards)
-    from udfs.ner import Recognizer
+    from udfs.ner import Recognizer  # (here for start-up time: spaCy loads with it)
     return Recognizer(*args, **guards)
 
 

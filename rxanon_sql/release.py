@@ -1,4 +1,4 @@
-"""Stage 7, release: `rx.release` (public, a view: every released column, recoded; no row key, no person
+"""The recoding_release stage, release: `rx.release` (public, a view: every released column, recoded; no row key, no person
 key, no direct identifier) and `rx.audit` (private: the same with row_id, person, partition_id).
 
 Rows are ordered by partition and then by a hash keyed with a per-run secret, so that the row
@@ -76,7 +76,7 @@ def release(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     # Every edited text once more, read by nothing after the audit. (Dropped so that no later
     # statement reads them; inside the run's transaction this frees no memory before the commit.)
     drop_temporary(con, "rebuilt_texts", "text_edits", "original_texts")
-    # The release is a view of the audit without its keys (DESIGN.md: "release (SQL view)"): a
+    # The release is a view of the audit without its keys (docs/schema.md, rx.release): a
     # table would be one more copy of every text. A scan keeps the audit's order
     # (partition, then keyed hash); where a connection lets DuckDB reorder a scan, the order
     # still follows partitions and hashes in pieces, never persons. (An earlier version wrote a

@@ -10,7 +10,6 @@ version, a file of the package) gives another fingerprint and a full run.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import inspect
@@ -20,17 +19,21 @@ from importlib import resources
 import duckdb
 from sqlglot import exp
 
-from . import __version__
+from .version import __version__
 from .config import Config
+from . import operators
 from .join import source_query
+from .settings import all_settings
 from .sqlrun import hash_sum, ident, run, schema_objects, table
 
-# The configuration read only after persons (and by NER, whose cache has its own key); an
-# attribute's bias too. tests/test_reuse.py checks that changing all of them at once and reusing
-# gives the same tables as a full run.
-RETUNE = ("k", "l", "t", "lam", "strategy", "nominal_order", "operator", "label_operators", "fallback", "mask",
-          "secret", "locale", "w_a", "w_x", "label_bias", "batch_size", "workers",
-          "in_memory_rows")
+
+
+def retune() -> tuple[str, ...]:
+    """The configuration read only after persons (and by NER, whose cache has its own key): the
+    settings declared `retune` (config.py, the operators'); an attribute's bias too.
+    tests/test_reuse.py checks that changing all of them at once and reusing gives the same tables
+    as a full run."""
+    return tuple(s.field for s in all_settings(Config) if s.retune)
 
 
 @functools.cache
@@ -53,7 +56,6 @@ def _package_code() -> str:
 def _code() -> str:
     """The package's files and the code of every registered text operator, which may come from
     outside the package (registered after this process started: not cached)."""
-    from . import operators
     digest = hashlib.sha256(_package_code().encode())
     for name, cls in operators.REGISTRY.items():
         try:
@@ -70,8 +72,8 @@ def source_fingerprint(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[
     the source, little beside the stages it can spare."""
     rows, total = hash_sum(con, exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))),
                            list(types))
-    settings = dataclasses.asdict(cfg)
-    for name in RETUNE:
+    settings = cfg.settings()
+    for name in retune():
         # (the rare-token guard's threshold is k: with it on, k changes the terms)
         if not (name == "k" and cfg.rare_guard):
             del settings[name]

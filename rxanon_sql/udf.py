@@ -86,7 +86,7 @@ def counted(function, on_rows):
 
 def register_ner(con: duckdb.DuckDBPyConnection, recognizer, on_rows=None) -> None:
     """rx_ner(text); `on_rows`: as for counted()."""
-    from udfs.ner import ENTITY_SQL_TYPE
+    from udfs.ner import ENTITY_SQL_TYPE  # (here for start-up time: spaCy loads with it)
     function = recognizer.arrow if on_rows is None else counted(recognizer.arrow, on_rows)
     replace_function(con, _NER, function, ["VARCHAR"], ENTITY_SQL_TYPE)
 

@@ -24,8 +24,9 @@ from sqlglot import exp
 
 from .advice import advise
 from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
-from .config import Config
+from .config import Attribute, Config
 from .diversity import failing_classes
+from .hierarchy import Hierarchy
 from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; importers found it here)
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
@@ -96,10 +97,8 @@ class Verdict:
 def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     """The configuration of the run that wrote the release (from rx.runs)."""
     import json
-    from .config import Attribute
     row = con.execute(f"SELECT config FROM {table('runs', schema).sql('duckdb')} ORDER BY run_id DESC LIMIT 1").fetchall()[0]
     data = json.loads(row[0])
-    from .hierarchy import Hierarchy
     for a in data["attributes"]:
         # (a hierarchy is stored as its file and digest, without its rows: config.as_json)
         if a.get("hierarchy"):
@@ -107,7 +106,7 @@ def stored_config(con: duckdb.DuckDBPyConnection, schema: str) -> Config:
     for key in ("attributes", "sensitive"):
         data[key] = tuple(Attribute(**{k: tuple(v) if isinstance(v, list) else v for k, v in a.items()})
                           for a in data.get(key, ()))
-    return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+    return Config.from_settings({k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
 
 
 def _long_form(source: exp.Table, columns: list[str], key: str, value: str, name: str | None = None) -> exp.Expression:

@@ -1,4 +1,4 @@
--- Linking: which terms repeat a relational value of their own tuple (DESIGN.md, redundant term).
+-- Linking: which terms repeat a relational value of their own tuple (docs/how-it-works.md, Decisions).
 -- A redundant term is replaced at recoding by the recoded value of its attribute; only its
 -- stating part (stated_start, stated_end) is replaced, so "36 years old" becomes "[24-36] years old".
 

@@ -1,4 +1,4 @@
--- Information loss (paper 000, section 5.3; DESIGN.md, NCP).
+-- Information loss (paper 000, section 5.3; docs/how-it-works.md, Decisions).
 
 -- NCP of each quasi-identifier in each partition.
 -- numeric: (hi - lo) / (max - min over D*); nominal, ordinal, date and any attribute with a user

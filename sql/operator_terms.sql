@@ -1,4 +1,4 @@
--- Text (DESIGN.md, recoding), first step: which terms are kept (rxanon_sql/operators/ runs the
+-- Text (docs/text-operators.md), first step: which terms are kept (rxanon_sql/operators/ runs the
 -- operator_*.sql files).
 
 -- A non-redundant term is kept in a partition when every person of the partition has it in X',

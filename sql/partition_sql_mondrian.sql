@@ -1,4 +1,4 @@
--- One level of the SQL partitioner, the modified Mondrian (DESIGN.md, split priority and cuts):
+-- One level of the SQL partitioner, the modified Mondrian (paper 000, Algorithm 1; docs/how-it-works.md):
 -- every relational attribute and every textual label of every open partition is a candidate,
 -- with its span, its priority (span + w + bias) / 2, its cut and the size of the cut's left side,
 -- coded as partition.py codes them (kind 0 relational, 1 textual; op 0 none, 1 lt, 2 le, 3 has).

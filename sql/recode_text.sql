@@ -1,4 +1,4 @@
--- Text (DESIGN.md, recoding): what replaces which span. rx.kept_terms, rx.generalized_terms,
+-- Text (docs/text-operators.md): what replaces which span. rx.kept_terms, rx.generalized_terms,
 -- rx.operator_terms and rx.surrogates come from the operator_*.sql files (rxanon_sql/operators/).
 CREATE OR REPLACE TABLE rx.replacements AS
 -- A redundant term's stating part becomes the recoded value of its attribute, unless that value

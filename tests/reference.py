@@ -1,4 +1,4 @@
-"""A plain recursive implementation of the partitioners of DESIGN.md, written from the text of
+"""A plain recursive implementation of the partitioners of paper 000 (Algorithms 1 and 2) and docs/how-it-works.md, written from the text of
 the definitions, to check the level-synchronous partitioner against. It reads the
 person-centric view the pipeline built (values, keys, terms) and knows nothing of levels or
 partition ids."""
@@ -125,7 +125,7 @@ def mondrian(d, P=None, dom=None, cuts=None):
         if allowed:
             norm, _ = min(allowed, key=lambda nf: (abs(nf[1] - len(P) / 2), -nf[1], nf[0]))
             left = {p for p in P if (label, norm) in d["terms"][p]}
-        # (w = 1 - lambda is one term of the sum: DESIGN.md)
+        # (w = 1 - lambda is one term of the sum: docs/how-it-works.md)
         cands.append(((span + (1 - lam) + d["lbias"].get(label, 0.0)) / 2, label, "textual", left))
     cands.sort(key=lambda c: (-c[0], c[1], c[2]))
     for priority, name, kind, left in cands:

@@ -1,42 +1,13 @@
 """End-to-end tests of each command, run as a user would on a database file, in this process
 (CliRunner): the tests that need a process of their own (a kill, a lock held by another process,
 a terminal, another environment) start one with CLI."""
-import subprocess
-import sys
 import tomllib
-import traceback
 
 import duckdb
 import pyarrow.parquet as pq
-from click.testing import CliRunner
 
-from rxanon_sql.cli import main
-from rxanon_sql.demo import CONFIG, write_demo_database
-
-CLI = [sys.executable, "-m", "rxanon_sql"]
-
-
-def cli(*args) -> subprocess.CompletedProcess:
-    """The command's exit status, standard output and standard error, as from a process of its own."""
-    r = CliRunner().invoke(main, [str(a) for a in args])
-    err = r.stderr
-    if r.exc_info is not None and not isinstance(r.exc_info[1], SystemExit):
-        # (what Python would print before exit status 1: the tests that look for a traceback find it)
-        err += "".join(traceback.format_exception(*r.exc_info))
-    return subprocess.CompletedProcess(args, r.exit_code, r.stdout, err)
-
-
-def demo_db(tmp_path, config: str | None = CONFIG):
-    """The demo's tables in a database file under tmp_path, and the demo's configuration beside
-    it; returns their paths as strings."""
-    db = tmp_path / "demo.duckdb"
-    con = duckdb.connect(str(db))
-    write_demo_database(con)
-    con.close()
-    if config is not None:
-        (tmp_path / "rx.toml").write_text(config)
-    return str(db), str(tmp_path / "rx.toml")
-
+from helpers import cli, demo_files
+from rxanon_sql.demo import CONFIG
 
 def test_demo(tmp_path):
     r = cli("demo", "--db", str(tmp_path / "demo.duckdb"))
@@ -46,7 +17,7 @@ def test_demo(tmp_path):
 
 
 def test_apply_verify_export(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     r = cli("apply", db, "--config", config, "--k", "3", "--lambda", "0.2")
     assert r.returncode == 0, r.stderr
     assert "6 persons" in r.stdout
@@ -66,7 +37,7 @@ def test_apply_verify_export(tmp_path):
 
 
 def test_verify_fails_on_a_tampered_release(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     assert cli("apply", db, "--config", config).returncode == 0
     con = duckdb.connect(db)
     con.execute("UPDATE rx.audit SET age = '36' WHERE person = 1")  # person 1 now stands alone
@@ -82,7 +53,7 @@ def test_verify_fails_on_a_tampered_release(tmp_path):
 
 
 def test_memory_limit(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     r = cli("apply", db, "--config", config, "--memory-limit", "lots")
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0
     assert "--memory-limit 'lots'" in r.stderr
@@ -95,7 +66,7 @@ def test_memory_limit(tmp_path):
 
 
 def test_retuning_keeps_the_stages_before_partitioning(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     kept = "its join, terms, linking and persons were kept"
     r = cli("apply", db, "--config", config)
     assert r.returncode == 0 and kept not in r.stdout, r.stderr
@@ -112,7 +83,7 @@ def test_retuning_keeps_the_stages_before_partitioning(tmp_path):
 
 
 def test_bad_input_gives_one_line_and_exit_2(tmp_path):
-    db, config = demo_db(tmp_path, CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
+    db, config = demo_files(tmp_path, CONFIG.replace("[anonymization]", "[anonymization]\nkay = 3"))
     r = cli("apply", db, "--config", config)
     assert r.returncode == 2
     assert r.stderr.strip().count("\n") == 0 and "kay" in r.stderr
@@ -128,7 +99,7 @@ def test_bad_input_gives_one_line_and_exit_2(tmp_path):
 
 
 def test_init_writes_a_usable_configuration(tmp_path):
-    db, _ = demo_db(tmp_path, config=None)
+    db, _ = demo_files(tmp_path, config=None)
     out = tmp_path / "rx.toml"
     r = cli("init", db, "--out", str(out))
     assert r.returncode == 0, r.stderr

@@ -1,6 +1,13 @@
+import dataclasses
+import re
+import tomllib
+from pathlib import Path
+
 import pytest
 
-from rxanon_sql.config import ConfigError, load_config
+from rxanon_sql.config import Config, ConfigError, load_config, parse_config
+from rxanon_sql.config_docs import docs_with_table
+from rxanon_sql.settings import DECLARED, STRINGS, all_settings
 from helpers import config_from, demo_config
 
 BASE = """
@@ -63,3 +70,47 @@ def test_fingerprint_changes_with_term_lists():
     b = config_from(BASE + "[text]\ncolumns = []\n[text.terms]\nJOB = ['pilot']")
     assert a.recognizer_fingerprint("v1") != b.recognizer_fingerprint("v1")
     assert a.recognizer_fingerprint("v1") != a.recognizer_fingerprint("v2")
+
+
+# --- one declaration per key (rxanon_sql/settings.py) -------------------------------------------
+
+def test_the_docs_table_lists_every_declared_key():
+    """docs/configuration.md's table is the one the declarations give: a key declared and not
+    documented, or documented and gone, fails here (python -m rxanon_sql.config_docs regenerates it)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert docs_with_table(text) == text, "docs/configuration.md's table is stale: python -m rxanon_sql.config_docs"
+    for s in all_settings(Config):
+        assert f"| `{s.key}` |" in text
+
+
+def test_each_key_is_declared_once_and_read_by_the_parser():
+    keys = [s.key for s in all_settings(Config)]
+    assert len(keys) == len(set(keys))
+    fields = {f.name for f in dataclasses.fields(Config)}
+    for s in all_settings(Config):
+        assert s.field in fields or s.field in DECLARED, s.key
+        # the parser reads each key: a value of the wrong type is refused by its dotted name
+        data = tomllib.loads(BASE)
+        section, name = s.key.split(".", 1)
+        data.setdefault(section, {})[name] = [1] if s.type != STRINGS else "x"
+        with pytest.raises(ConfigError, match=re.escape(s.key)):
+            parse_config(data)
+
+
+@pytest.mark.parametrize("key, value, field, expected", [
+    ("anonymization.lambda", "0.25", "lam", 0.25),
+    ("text.bias", "{ gpe = 1 }", "label_bias", {"GPE": 1.0}),
+    ("text.operators", "{ gpe = 'tag' }", "label_operators", {"GPE": "tag"}),
+    ("text.label_map", "{ persName = 'person' }", "label_map", {"persName": "PERSON"}),
+    ("anonymization.mask", "'##'", "mask", "##"),
+])
+def test_a_key_and_its_field(key, value, field, expected):
+    section, name = key.split(".", 1)
+    assert getattr(config_from(BASE + f"[{section}]\n{name} = {value}\n"), field) == expected
+
+
+def test_checks_come_from_the_declaration():
+    for s in all_settings(Config):
+        if s.check is not None:
+            with pytest.raises(ConfigError, match=re.escape(f"{s.key} must {s.check[1]}, got")):
+                s.validate(-5)

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import reference
-from helpers import config_from, rows, scalar
+from helpers import RANDOM_CONFIG, build, cli, config_from, person, rows, scalar
 from rxanon_sql import partition as partition_module
 from rxanon_sql.diversity import load_values
 from rxanon_sql.errors import ConfigError, InputError, ReleaseRejected
@@ -21,10 +21,9 @@ from rxanon_sql.pipeline import apply
 from rxanon_sql.release import class_members_query
 from rxanon_sql.sqlrun import run, run_file, table
 from rxanon_sql.verify import verify
-from test_properties import CONFIG, build, person
 
 DISEASES = ["flu", "gastritis", "cancer", "bronchitis"]
-SENSITIVE = CONFIG + """
+SENSITIVE = RANDOM_CONFIG + """
 [attributes.disease]
 type = "sensitive"
 [attributes.salary]
@@ -283,7 +282,6 @@ def test_adult_with_salary_class_sensitive():
 
 
 def test_the_command_line_overrides_l_and_t_and_verify_reports_them(tmp_path):
-    from test_cli import cli
     db = tmp_path / "people.duckdb"
     con = duckdb.connect(str(db))
     con.execute("CREATE TABLE people AS SELECT range AS pid, 20 + range AS age, ['Berlin', 'Paris', 'Rome'][range % 3 + 1] "

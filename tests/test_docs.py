@@ -68,3 +68,16 @@ def test_readme_names_nothing_a_user_lacks():
     # files outside the repository, the development notes, tracker numbers, commit hashes
     for pattern in (r"\.\./shared", r"DESIGN\.md", r"\bissue\s*#?\d", r"\b[0-9a-f]{7,40}\b"):
         assert not re.search(pattern, text), pattern
+
+
+def test_readme_stays_short():
+    """The README is for users and task-first; long material goes to docs/ (issue 35: at most 300 lines)."""
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
+
+
+def test_no_source_file_cites_the_design_notes():
+    """Users have docs/, not the development notes: code, SQL, tests and benchmarks cite docs/."""
+    cited = [str(p.relative_to(ROOT)) for folder in ("rxanon_sql", "udfs", "sql", "tests", "benchmarks")
+             for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".sql")
+             and p.name != "test_docs.py" and "DESIGN" + ".md" in p.read_text(encoding="utf-8")]
+    assert cited == []

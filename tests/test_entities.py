@@ -153,7 +153,7 @@ def test_replacements_never_glue_onto_neighbouring_words(unicode_con):
             i = released.find("[", i + 1)
 
 
-# --- linking quality (DESIGN.md, redundant term) -------------------------------------------------
+# --- linking quality (redundant terms: docs/how-it-works.md) ------------------------------------
 
 LINK_CONFIG = """
 [source]

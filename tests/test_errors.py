@@ -12,13 +12,11 @@ import duckdb
 import pytest
 
 import rxanon_sql
-from helpers import rows, scalar
+from helpers import cli, demo_files, one_line_error, rows, scalar
 from rxanon_sql import errors
 from rxanon_sql.demo import CONFIG
 from rxanon_sql.errors import ConfigError, InputError, PipelineNotFound, ReleaseRejected, RxAnonSqlError
 from rxanon_sql.verify import Verdict
-from test_cli import cli, demo_db
-from test_hostile_input import one_line_error
 
 
 def defined_exceptions() -> list[type]:
@@ -77,7 +75,7 @@ COMMANDS = [
 @pytest.mark.parametrize("error", [ConfigError, InputError, PipelineNotFound, Unforeseen])
 @pytest.mark.parametrize("command, function, args", COMMANDS, ids=[c[0] for c in COMMANDS])
 def test_any_rxanonsqlerror_in_a_command_is_one_line_and_exit_2(tmp_path, monkeypatch, error, command, function, args):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     (tmp_path / "in.csv").write_text("id,age\n1,30\n")
     module, name = function.rsplit(".", 1)
     monkeypatch.setattr(importlib.import_module(module), name, raiser(error))
@@ -89,7 +87,7 @@ def test_any_rxanonsqlerror_in_a_command_is_one_line_and_exit_2(tmp_path, monkey
 
 
 def test_a_release_rejected_exits_1_after_its_verdict(tmp_path, monkeypatch):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     verdict = Verdict(k=2, classes=1, smallest=1, failing=[("key", [], 1, 1)], rows_released=3, rows_input=3)
 
     def reject(con, cfg, *args, **kwargs):

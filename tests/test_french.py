@@ -16,7 +16,8 @@ from rxanon_sql import demo_fr
 from rxanon_sql.cli import main
 from rxanon_sql.config import Config, ConfigError, parse_config
 from rxanon_sql.entities import entities
-from rxanon_sql.labels import check_labels, label_map, label_scheme_fingerprint
+from rxanon_sql.label_check import check_labels, label_scheme_fingerprint
+from rxanon_sql.labels import label_map
 from udfs.language_rules import language_rules
 
 pytest.importorskip("fr_core_news_sm")

@@ -9,34 +9,15 @@ import shutil
 import duckdb
 import pytest
 
+from helpers import cli, demo_files, one_line_error, tables
 from rxanon_sql.demo import CONFIG, write_demo_database
-from test_cli import cli, demo_db
-
-
-def one_line_error(r, *culprits: str) -> str:
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert "Traceback" not in r.stderr
-    lines = r.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rxanon-sql: error: "), r.stderr
-    for c in culprits:
-        assert c in lines[0], (c, lines[0])
-    return lines[0]
-
-
-def tables(db: str) -> list:
-    con = duckdb.connect(db, read_only=True)
-    try:
-        names = con.execute("SELECT table_schema, table_name FROM information_schema.tables ORDER BY ALL").fetchall()
-        return [names] + [con.execute(f'SELECT * FROM "{s}"."{t}" ORDER BY ALL').fetchall() for s, t in names]
-    finally:
-        con.close()
 
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
     """The demo's database after one `apply`, and its configuration."""
     tmp = tmp_path_factory.mktemp("released")
-    db, config = demo_db(tmp)
+    db, config = demo_files(tmp)
     r = cli("apply", db, "--config", config)
     assert r.returncode == 0, r.stderr
     return db, config
@@ -76,14 +57,14 @@ def test_infinity_in_a_numeric_quasi_identifier(tmp_path, value):
 
 
 def test_config_not_utf8(tmp_path):
-    db, _ = demo_db(tmp_path, None)
+    db, _ = demo_files(tmp_path, None)
     config = tmp_path / "latin1.toml"
     config.write_bytes(CONFIG.replace("the rx-anon paper", "l'article rx-anon, écrit").encode("latin-1"))
     one_line_error(cli("apply", db, "--config", str(config)), "latin1.toml", "not UTF-8", "0xe9")
 
 
 def test_invalid_pattern(tmp_path):
-    db, config = demo_db(tmp_path, CONFIG + '\n[text.patterns]\nBADGE = ["B-([0-9]"]\n')
+    db, config = demo_files(tmp_path, CONFIG + '\n[text.patterns]\nBADGE = ["B-([0-9]"]\n')
     before = tables(db)
     one_line_error(cli("apply", db, "--config", config), "text.patterns", "'B-([0-9]'", "BADGE")
     assert tables(db) == before
@@ -92,7 +73,7 @@ def test_invalid_pattern(tmp_path):
 @pytest.mark.parametrize("where", ["config", "option"])
 def test_k_out_of_range(tmp_path, where):
     huge = str(2 ** 40)
-    db, config = demo_db(tmp_path, CONFIG.replace("k = 2", f"k = {huge}") if where == "config" else CONFIG)
+    db, config = demo_files(tmp_path, CONFIG.replace("k = 2", f"k = {huge}") if where == "config" else CONFIG)
     before = tables(db)
     r = cli("apply", db, "--config", config, *(["--k", huge] if where == "option" else []))
     one_line_error(r, "anonymization.k", huge)
@@ -107,7 +88,7 @@ def test_export_to_a_missing_directory(released, tmp_path, suffix):
 
 
 def test_init_into_a_missing_directory(tmp_path):
-    db, _ = demo_db(tmp_path, None)
+    db, _ = demo_files(tmp_path, None)
     out = str(tmp_path / "missing" / "rx.toml")
     one_line_error(cli("init", db, "--out", out), out, "not found")
 

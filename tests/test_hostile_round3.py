@@ -10,9 +10,8 @@ import shutil
 import duckdb
 import pytest
 
+from helpers import cli, one_line_error, tables
 from rxanon_sql.sqlrun import confine
-from test_cli import cli
-from test_hostile_input import one_line_error, tables
 
 TINY = """
 [source]

@@ -7,13 +7,12 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from helpers import config_from, demo_config, rows, rx_tables, scalar
+from helpers import cli, config_from, rows, rx_tables, scalar
 from rxanon_sql.config import ConfigError
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.join import InputError
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
-from test_cli import cli
 
 CONFIG = """
 [source]

@@ -15,13 +15,12 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from helpers import config_from, rows, scalar
+from helpers import cli, config_from, rows, scalar
 from rxanon_sql import sqlrun
 from rxanon_sql.cli import main
 from rxanon_sql.demo import CONFIG, write_demo_database
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import ReleaseRejected, verify
-from test_cli import cli
 
 # Each author has an e-mail address (a direct identifier, dropped) and a contact column that
 # repeats author 3's address. Released as an insensitive column, the contact names a direct

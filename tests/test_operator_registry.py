@@ -20,8 +20,10 @@ from rxanon_sql.cli import main
 from rxanon_sql.config import ConfigError
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.operators import register
-from rxanon_sql.operators.base import Operator, bracketed, occurrence, tag
+from rxanon_sql.operators.base import Operator, bracketed, occurrence, setting, tag
 from rxanon_sql.pipeline import apply
+from rxanon_sql.config_docs import settings_table
+from rxanon_sql.settings import INTEGER, Setting
 from rxanon_sql.sqlrun import statements
 from rxanon_sql.verify import verify
 
@@ -56,6 +58,23 @@ class Picky(Operator):
         return exp.Literal.string("[PICKY]")
 
 
+class Stars(Operator):
+    """An operator with a setting of its own, declared here: as many stars as anonymization.stars."""
+    name = "stars"
+    settings = (Setting("anonymization.stars", INTEGER, 3, "how many stars replace a term", retune=True,
+                        check=(lambda v: isinstance(v, int) and 1 <= v <= 20, "be an integer from 1 to 20")),)
+
+    def replacement(self) -> exp.Expression:
+        return exp.func("repeat", exp.Literal.string("*"), setting("stars"))
+
+
+@pytest.fixture
+def stars():
+    register(Stars)
+    yield
+    operators.unregister(Stars.name)
+
+
 @pytest.fixture
 def registered():
     """The three operators above, registered for one test and taken out again after it."""
@@ -63,7 +82,7 @@ def registered():
         register(cls)
     yield
     for cls in (Category, Numbered, Picky):
-        operators.REGISTRY.pop(cls.name)
+        operators.unregister(cls.name)
 
 
 def demo(**overrides):
@@ -231,3 +250,35 @@ def test_the_reuse_fingerprint_holds_the_registered_operators_code():
     finally:
         operators.REGISTRY.pop("category")
     assert with_category != before and reuse._code() == before
+
+
+# --- an operator with a setting, from this file alone -------------------------------------------
+
+def test_an_operator_declares_its_own_setting(stars):
+    """The key is read, type-checked and checked by its declaration, shows in rx.operator_settings
+    for the replacement to read, retunes, and has its row in the docs' table."""
+    cfg = config_from("""
+[source]
+relations = ["t"]
+[attributes.age]
+type = "numeric"
+[anonymization]
+operator = "stars"
+stars = 5
+""")
+    assert cfg.stars == 5 and demo_config().stars == 3
+    with pytest.raises(ConfigError, match="anonymization.stars must be int"):
+        config_from('[source]\nrelations = ["t"]\n[attributes.age]\ntype = "numeric"\n[anonymization]\nstars = "5"\n')
+    with pytest.raises(ConfigError, match="anonymization.stars must be an integer from 1 to 20, got 0"):
+        demo_config(stars=0)
+    assert "stars" in reuse.retune()
+    assert "| `anonymization.stars` | integer | `3` | retunes |" in settings_table()
+    con = demo(operator="stars", stars=4)
+    assert texts(con)[1] == "My name is ****, I\u2019m a [36-37] years old **** from ****."
+    assert verify(con).ok
+
+
+def test_an_operators_setting_leaves_with_it():
+    assert "stars" not in reuse.retune()
+    with pytest.raises(ConfigError, match="unknown configuration key anonymization.'stars'"):
+        config_from('[source]\nrelations = ["t"]\n[attributes.age]\ntype = "numeric"\n[anonymization]\nstars = 5\n')

@@ -9,14 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from helpers import config_from, demo_config, rows
+from helpers import RANDOM_CONFIG, build, build_random, config_from, datasets, demo_config, rows
 from rxanon_sql.demo import write_demo_database
 from rxanon_sql.errors import ConfigError
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.partition import partition
 from rxanon_sql.partition_sql import TEMPORARY
 from rxanon_sql.pipeline import apply
-from test_properties import CONFIG, build, build_random, datasets
 
 TABLES = ("partitions", "splits", "split_candidates", "partition_tree")
 
@@ -75,7 +74,7 @@ def test_generated_authors(authors, settings):
 def test_random_datasets(data, lam, strategy, nominal_order):
     k, people = data
     con = build(people)
-    cfg = config_from(CONFIG, k=k, lam=lam, strategy=strategy, nominal_order=nominal_order)
+    cfg = config_from(RANDOM_CONFIG, k=k, lam=lam, strategy=strategy, nominal_order=nominal_order)
     apply(con, cfg)
     in_memory, in_sql, _ = both_partitioners(con, cfg)
     assert in_sql == in_memory

@@ -1,4 +1,4 @@
-"""Stage 4, persons: D* as the long tables the partitioner reads and the wide view rx.persons."""
+"""The persons stage: D* as the long tables the partitioner reads and the wide view rx.persons."""
 import duckdb
 
 from helpers import demo_config, rows

@@ -10,7 +10,6 @@ import re
 
 import duckdb
 import pyarrow as pa
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from helpers import config_from, rows

@@ -3,17 +3,12 @@ the command line shows them as bars only on a terminal; and the command line's o
 one-line errors) for a newcomer."""
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
-import threading
 import tomllib
 from pathlib import Path
 
@@ -23,7 +18,7 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from helpers import demo_config, scalar
+from helpers import CLI, cli, demo_config, demo_files, on_a_terminal, one_line_error, scalar, tables
 from rxanon_sql import recognize
 from rxanon_sql.config import parse_config
 from rxanon_sql.demo import write_demo_database
@@ -31,8 +26,6 @@ from rxanon_sql.generate import config_text, generate
 from rxanon_sql.pipeline import apply
 from rxanon_sql.cli import main
 from udfs.ner import ENTITY_ARROW_TYPE
-from test_cli import CLI, cli, demo_db
-from test_hostile_input import one_line_error, tables
 
 VECTOR = 2048       # DuckDB's vector: the most rows an Arrow UDF gets per call
 
@@ -116,7 +109,7 @@ def run(argv: list[str]) -> subprocess.CompletedProcess:
 @pytest.fixture
 def read_only_dir(tmp_path):
     (tmp_path / "db").mkdir()
-    db, config = demo_db(tmp_path / "db")
+    db, config = demo_files(tmp_path / "db")
     before = tables(db)
     os.chmod(tmp_path / "db", 0o555)
     yield db, config, before
@@ -141,7 +134,7 @@ def test_a_failed_commit_raises_its_own_error(tmp_path):
     cache is filled, so that the first commit is the run's last: its error is raised, not the
     ROLLBACK's "no transaction is active" that hid it."""
     (tmp_path / "db").mkdir()
-    db, config = demo_db(tmp_path / "db")
+    db, config = demo_files(tmp_path / "db")
     con = duckdb.connect(db)
     apply(con, demo_config())
     con.close()
@@ -161,7 +154,7 @@ def test_a_failed_commit_raises_its_own_error(tmp_path):
 
 
 def test_apply_on_a_read_only_database_file(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     before = tables(db)
     os.chmod(db, 0o444)
     r = run(unprivileged(*CLI, "apply", db, "--config", config))
@@ -170,42 +163,14 @@ def test_apply_on_a_read_only_database_file(tmp_path):
 
 
 def test_no_bar_when_stderr_is_not_a_terminal(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     r = cli("apply", db, "--config", config)
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
 
 
-def on_a_terminal(*args: str) -> str:
-    """What the command writes to stderr when stderr is a terminal (a pseudo-terminal of 40 rows
-    and 100 columns)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
-    p = subprocess.Popen([*CLI, *args], stdout=subprocess.PIPE, stderr=slave, cwd=tempfile.gettempdir())
-    os.close(slave)
-    chunks = []
-    reader = threading.Thread(target=lambda: _drain(master, chunks))
-    reader.start()
-    out = p.communicate(timeout=300)[0]
-    reader.join(timeout=60)
-    os.close(master)
-    assert p.returncode == 0, (b"".join(chunks) + out).decode(errors="replace")[-2000:]
-    return b"".join(chunks).decode(errors="replace")
-
-
-def _drain(fd: int, chunks: list[bytes]) -> None:
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:         # (EIO: the last writer closed the terminal)
-            return
-        if not chunk:
-            return
-        chunks.append(chunk)
-
-
 def test_bars_on_a_terminal(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     err = on_a_terminal("apply", db, "--config", config)
     assert re.search(r"NER: 100%.* 9/9 \[[0-9:]+<[0-9:]+, +[0-9.]+ texts/s\]", err), err
     assert re.search(r"term search: 100%.* 9/9 ", err), err
@@ -214,7 +179,7 @@ def test_bars_on_a_terminal(tmp_path):
 
 
 def test_quiet_on_a_terminal(tmp_path):
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     assert on_a_terminal("apply", db, "--config", config, "--quiet") == ""
 
 

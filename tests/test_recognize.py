@@ -33,19 +33,21 @@ def test_null_and_empty_texts():
     assert out[0] is None and out[1] == [] and out[2][0]["term"] == "Paris"
 
 
-def test_second_run_recognizes_nothing(demo_con):
-    before = scalar(demo_con, "SELECT count(*) FROM rx.ner_cache")
-    report = apply(demo_con, demo_config(k=3, lam=0.2))
+def test_second_run_recognizes_nothing(demo_con_rw):
+    con = demo_con_rw
+    before = scalar(con, "SELECT count(*) FROM rx.ner_cache")
+    report = apply(con, demo_config(k=3, lam=0.2))
     assert report.counts["texts_recognized"] == 0
-    assert scalar(demo_con, "SELECT count(*) FROM rx.ner_cache") == before == 9
+    assert scalar(con, "SELECT count(*) FROM rx.ner_cache") == before == 9
 
 
-def test_changing_term_lists_recognizes_again(demo_con):
+def test_changing_term_lists_recognizes_again(demo_con_rw):
+    con = demo_con_rw
     cfg = demo_config()
     cfg = cfg.with_overrides(terms={**cfg.terms, "HOBBY": ("blog",)})
-    report = apply(demo_con, cfg)
+    report = apply(con, cfg)
     assert report.counts["texts_recognized"] == 9
-    assert ("blog", "HOBBY") in rows(demo_con, "SELECT term, label FROM rx.terms")
+    assert ("blog", "HOBBY") in rows(con, "SELECT term, label FROM rx.terms")
 
 
 def test_every_occurrence_of_a_persons_term_is_a_term():

@@ -16,7 +16,7 @@ from stdnum import luhn
 from helpers import config_from, rows
 from rxanon_sql import reuse
 from rxanon_sql.config import Config, ConfigError
-from rxanon_sql.labels import check_labels
+from rxanon_sql.label_check import check_labels
 from rxanon_sql.pipeline import apply
 from udfs import recognizers
 from udfs.recognizers import PatternRecognizer, Recognizer, register, unregister

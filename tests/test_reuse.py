@@ -15,21 +15,20 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.join import InputError
 from rxanon_sql.pipeline import apply
-from rxanon_sql.reuse import RETUNE
+from rxanon_sql.reuse import retune
 
 BASE = parse_config(tomllib.loads(config_text())).with_overrides(secret="one")
 
 
 def _every_retune_setting_changed(cfg):
-    """Another value for every field of RETUNE (and every attribute's bias)."""
-    changed = dataclasses.replace(
-        cfg, k=3, lam=0.9, strategy="gdf", nominal_order="frequency", operator="pseudonymize",
+    """Another value for every setting that retunes (and every attribute's bias)."""
+    changed = cfg.with_overrides( k=3, lam=0.9, strategy="gdf", nominal_order="frequency", operator="pseudonymize",
         label_operators={"GPE": "generalize", "PERSON": "tag"}, fallback="mask", mask="###", secret="two",
         locale="de_DE", w_a=2.0, w_x=0.5, label_bias={"DATE": 0.3}, batch_size=64, workers=2, in_memory_rows=0,
         attributes=tuple(dataclasses.replace(a, bias=0.25) for a in cfg.attributes))
     # (l and t need a sensitive attribute, which this dataset lacks: tests/test_diversity.py
     # retunes them)
-    assert all(getattr(changed, f) != getattr(cfg, f) for f in RETUNE if f not in ("l", "t"))
+    assert all(getattr(changed, f) != getattr(cfg, f) for f in retune() if f not in ("l", "t"))
     return changed
 
 

@@ -1,18 +1,56 @@
 """Every SQL file parses with sqlglot and transpiles to Spark SQL, and avoids the constructs
-sqlglot 30.x transpiles wrongly (DESIGN.md)."""
+sqlglot 30.x transpiles wrongly (docs/spark.md); each is run by the code and opens with a
+comment saying what it is for."""
 import json
 import os
+import re
 from importlib import resources
+from pathlib import Path
 
 import pytest
 import sqlglot
 from sqlglot import exp
 
 FILES = sorted(p.name for p in resources.files("sql").iterdir() if p.name.endswith(".sql"))
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _code_references() -> tuple[set[str], set[str]]:
+    """The quoted names in the Python code that runs SQL files (rxanon_sql/, udfs/), and the
+    prefixes of the f-strings that name a file by a setting (f"partition_sql_{cfg.strategy}")."""
+    names, prefixes = set(), set()
+    for path in [*ROOT.joinpath("rxanon_sql").rglob("*.py"), *ROOT.joinpath("udfs").rglob("*.py")]:
+        text = path.read_text()
+        names |= set(re.findall(r"[\"']([a-z][a-z0-9_]*)[\"']", text))
+        prefixes |= set(re.findall(r"f[\"']([a-z][a-z0-9_]*_)\{", text))
+    return names, prefixes
 
 
 def test_there_are_sql_files():
     assert len(FILES) >= 15
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_file_is_run_by_the_code(name):
+    """A file no module names is dead: its stem is quoted in rxanon_sql/ or udfs/, or it is an
+    f-string prefix followed by a value the code quotes (a strategy's name)."""
+    stem = name.removesuffix(".sql")
+    names, prefixes = _code_references()
+    assert stem in names or any(stem.startswith(p) and stem[len(p):] in names for p in prefixes), \
+        f"sql/{name} is not run by any module"
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_file_opens_with_a_comment_saying_what_it_is_for(name):
+    """The first lines are a comment of a sentence or more (what the file is for and why, for a
+    reader who opens it alone; tests/test_docs.py checks that it cites docs/, not design notes)."""
+    text = resources.files("sql").joinpath(name).read_text()
+    header = []
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            break
+        header.append(line.removeprefix("--").strip())
+    assert len(" ".join(header)) >= 40, f"sql/{name}: no header comment"
 
 
 @pytest.mark.parametrize("name", FILES)

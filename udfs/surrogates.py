@@ -32,6 +32,7 @@ from functools import lru_cache
 
 import pyarrow as pa
 
+from .randomize import randomize
 from .recognizers import surrogate_of
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -219,30 +220,6 @@ def shift_time(text: str, minutes: int) -> str | None:
     return text[:m.start()] + out + text[m.end():]
 
 
-# --- format-preserving identifiers -----------------------------------------------------------
-
-def _randomize(s: str, rng: random.Random, keep: set[int] = frozenset(), nonzero_first: bool = False) -> str:
-    out = []
-    prev_digit = False
-    for i, c in enumerate(s):
-        if i in keep:
-            out.append(c)
-        elif c.isdigit() and c.isascii():
-            lo = 1 if nonzero_first and not prev_digit and c != "0" else 0
-            out.append(str(rng.randint(lo, 9)))
-        elif c.isalpha():
-            letter = rng.choice(string.ascii_lowercase)
-            out.append(letter.upper() if c.isupper() else letter)
-        else:
-            out.append(c)
-        prev_digit = c.isdigit()
-    return "".join(out)
-
-
-def _keep_span(keep: set[int], start: int, end: int) -> None:
-    keep.update(range(start, end))
-
-
 # --- the generator ---------------------------------------------------------------------------
 
 _FAKER_LOCK = threading.Lock()
@@ -355,9 +332,9 @@ class Surrogates:
         if fmt is not None:
             return fmt(surface, r)
         if label in self.pattern_labels:
-            return _randomize(surface, r, nonzero_first=True)
+            return randomize(surface, r, nonzero_first=True)
         if label in NUMBER_LABELS:
-            return _randomize(surface, r, keep={i for i, c in enumerate(surface) if c.isalpha()}, nonzero_first=True) \
+            return randomize(surface, r, keep={i for i, c in enumerate(surface) if c.isalpha()}, nonzero_first=True) \
                 if any(c.isdigit() for c in surface) else None
         # DuckDB calls the UDF from several threads, and the Faker instance is shared: seeding it
         # and drawing from it must not interleave with another call's, or a draw follows the

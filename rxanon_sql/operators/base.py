@@ -9,7 +9,8 @@ The expression is evaluated once per replaced occurrence, set-based, over these 
   `attribute`, `start_pos`, `end_pos`, `generalized`, `operator`;
 - `tag()`: the term's number per label over the release (NULL unless the class sets `numbered`);
 - `surrogate()`: its surrogate (`rx.surrogates`), NULL if none was drawn;
-- `setting(name)`: a column of `rx.operator_settings` (`mask`, `fallback`, `locale`, ...).
+- `setting(name)`: a column of `rx.operator_settings`: `operator`, `fallback`, and each operator's
+  own settings (`mask`, `locale`, ...).
 
 A replacement is counted as suppressed (NCP_X 1, no key of an equivalence class), so it must carry
 nothing of the term but its label, and no two persons may share it for one term: a value computed
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import duckdb
 from sqlglot import exp
+
+from ..settings import Setting
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -37,6 +40,9 @@ class Operator:
     fallback: ClassVar[bool] = True
     # Whether its replacement reads tag(): only such terms join rx.operator_terms, which costs.
     numbered: ClassVar[bool] = False
+    # Its own configuration keys (settings.Setting), read as cfg.NAME and, unless private, as the
+    # column setting(NAME) of rx.operator_settings: an operator with a setting is one file.
+    settings: ClassVar[tuple[Setting, ...]] = ()
 
     def check(self, cfg: Config) -> None:
         """Raise ConfigError, naming the key, for a configuration this operator cannot serve."""

@@ -2,15 +2,19 @@
 shows; a term with no such node gets anonymization.fallback (sql/operator_suppressed.sql)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
-from ..config import Config
 from ..sqlrun import run, run_file, table
-from . import register
+from .registry import register
 from .base import Operator, count_rows, occurrence
 from .hierarchy import hierarchy_rows
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 HIERARCHY_SCHEMA = pa.schema([("label", pa.string()), ("norm", pa.string()), ("level", pa.int32()),
                               ("node", pa.string()), ("display", pa.string()), ("share", pa.float64())])

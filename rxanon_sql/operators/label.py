@@ -1,7 +1,7 @@
 """`label`: the term's label, as in the paper: [PERSON]."""
 from sqlglot import exp
 
-from . import register
+from .registry import register
 from .base import Operator, bracketed, occurrence
 
 

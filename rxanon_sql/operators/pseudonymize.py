@@ -5,20 +5,24 @@ from __future__ import annotations
 
 import os
 import secrets
+from typing import TYPE_CHECKING
 
 import duckdb
 from sqlglot import exp
 
-from ..config import Config
 from ..errors import ConfigError
+from ..settings import STRING, Setting
 from ..identifiers import register_identifier_search
 from ..recognize import register_find_texts
 from ..sqlrun import run_file
 from ..udf import replace_function
-from . import register
+from .registry import register
 from .base import Operator, count_rows, numbered_label, surrogate
 from .hierarchy import geo_kind
 from udfs.surrogates import Surrogates
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 MAX_DRAWS = 25
 
@@ -27,6 +31,11 @@ MAX_DRAWS = 25
 class Pseudonymize(Operator):
     name = "pseudonymize"
     numbered = True
+    settings = (
+        Setting("anonymization.locale", STRING, "en_US", "Faker locale of the surrogates", retune=True),
+        Setting("anonymization.secret", STRING, None, "keys the surrogates (else RXANON_SECRET, else random); "
+                "never stored", retune=True, private=True),
+    )
     temporary = ("surrogate_keys", "surrogate_needles", "original_norms", "fresh_contexts", "fresh_hits",
                  "surrogate_bad")
 

@@ -4,22 +4,29 @@ comes from the registry)."""
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 import duckdb
 
-from ..config import Config
 from ..errors import ConfigError
-from ..sqlrun import drop_temporary, run_file, table
-from . import REGISTRY, expansions
+from ..settings import DECLARED, SQL_TYPES
+from ..sqlrun import drop_temporary, ident, run_file, table
+from .registry import REGISTRY, expansions
 from udfs.glue import GLUE_RE2
+
+if TYPE_CHECKING:
+    from ..config import Config
 
 
 def write_settings(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     s = cfg.schema
-    con.execute(f"CREATE OR REPLACE TABLE {table('operator_settings', s).sql('duckdb')} "
-                "(operator VARCHAR, fallback VARCHAR, mask VARCHAR, locale VARCHAR)")
-    con.execute(f"INSERT INTO {table('operator_settings', s).sql('duckdb')} VALUES (?, ?, ?, ?)",
-                [cfg.operator, cfg.fallback, cfg.mask, cfg.locale])
+    # (operator and fallback, then each operator's own settings, as declared: setting(NAME) reads them)
+    own = [st for st in DECLARED.values() if not st.private]
+    columns = ", ".join(["operator VARCHAR", "fallback VARCHAR", *(f"{ident(st.field).sql('duckdb')} {SQL_TYPES[st.type]}"
+                                                                  for st in own)])
+    con.execute(f"CREATE OR REPLACE TABLE {table('operator_settings', s).sql('duckdb')} ({columns})")
+    con.execute(f"INSERT INTO {table('operator_settings', s).sql('duckdb')} VALUES ({', '.join(['?'] * (2 + len(own)))})",
+                [cfg.operator, cfg.fallback, *(getattr(cfg, st.field) for st in own)])
     con.execute(f"CREATE OR REPLACE TABLE {table('label_operators', s).sql('duckdb')} (label VARCHAR, operator VARCHAR)")
     if cfg.label_operators:
         con.executemany(f"INSERT INTO {table('label_operators', s).sql('duckdb')} VALUES (?, ?)",

@@ -2,7 +2,7 @@
 one person, and a number no other person's term has (sql/operator_suppressed.sql counts them)."""
 from sqlglot import exp
 
-from . import register
+from .registry import register
 from .base import Operator, numbered_label
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 import re
 
+from ..randomize import randomize
+
 # Python's regex engine only skips quickly through text when a pattern starts with a literal or
 # a plain character class; a leading look-behind or a broad class like \w costs ~25 us per 1,000
 # characters per pattern. Hence the recognizers run only at cheap anchors ("@", "://", "/",
@@ -104,8 +106,7 @@ class Recognizer:
     def surrogate(surface: str, rng: random.Random) -> str | None:
         """The term's stand-in for `pseudonymize`, drawn from rng (seeded per person and term):
         by default every digit and letter replaced by a random one, the format kept."""
-        from udfs.surrogates import _randomize
-        return _randomize(surface, rng, nonzero_first=True)
+        return randomize(surface, rng, nonzero_first=True)
 
 
 class PatternRecognizer(Recognizer):

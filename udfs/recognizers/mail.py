@@ -5,7 +5,7 @@ import random
 import re
 
 from . import register
-from ..surrogates import _keep_span, _randomize
+from ..randomize import keep_span, randomize
 from .base import Recognizer, Scan
 from .chars import _DOMAIN_LABEL, _TLD, _WORD, _token_start
 
@@ -24,12 +24,12 @@ _MAX_LOCAL = 64   # RFC 5321 limit on the local part
 def _mail(s: str, rng: random.Random) -> str:
     keep: set[int] = set()
     if s.lower().startswith("mailto:"):
-        _keep_span(keep, 0, 7)
+        keep_span(keep, 0, 7)
     at = s.rfind("@")
     dot = s.rfind(".")
     if at >= 0 and dot > at:
-        _keep_span(keep, dot, len(s))  # the top-level domain
-    return _randomize(s, rng, keep)
+        keep_span(keep, dot, len(s))  # the top-level domain
+    return randomize(s, rng, keep)
 
 
 @register

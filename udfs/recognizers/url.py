@@ -5,7 +5,7 @@ import random
 import re
 
 from . import register
-from ..surrogates import _keep_span, _randomize
+from ..randomize import keep_span, randomize
 from .base import Recognizer, Scan
 from .chars import _DOMAIN_LABEL, _TLD, _token_start
 
@@ -52,12 +52,12 @@ def _strip_url(text: str, start: int, end: int) -> int:
 def _url(s: str, rng: random.Random) -> str:
     keep: set[int] = set()
     m = re.match(r"(?i)(?:[a-z][a-z0-9+.-]*://|mailto:)?(?:www\d?\.)?", s)
-    _keep_span(keep, 0, m.end())
+    keep_span(keep, 0, m.end())
     host_end = next((i for i in range(m.end(), len(s)) if s[i] in "/?#:"), len(s))
     dot = s.rfind(".", m.end(), host_end)
     if dot > m.end():
-        _keep_span(keep, dot, host_end)
-    return _randomize(s, rng, keep)
+        keep_span(keep, dot, host_end)
+    return randomize(s, rng, keep)
 
 
 @register
