@@ -157,17 +157,27 @@ def _resolve(text: str, hits: list[tuple[int, int, int, str, str]]) -> list[Span
     starts: list[int] = []
     ends: list[int] = []
     chosen: list[tuple[int, int, int, str, str]] = []
+    lost: list[tuple[int, int]] = []
     for hit in hits:
         start, end = hit[0], hit[1]
         i = bisect.bisect_right(starts, start)
         # Accepted spans are disjoint, so only the neighbours on either side can overlap.
-        if i > 0 and ends[i - 1] > start:
-            continue
-        if i < len(starts) and starts[i] < end:
+        if i > 0 and ends[i - 1] > start or i < len(starts) and starts[i] < end:
+            lost.append((start, end))
             continue
         starts.insert(i, start)
         ends.insert(i, end)
         chosen.insert(i, hit)
+    # A hit that lost to an overlapping one but reaches past it would leave its own part outside
+    # the winner readable ("BDG-" of the badge "BDG-016808" where the PHONE "016808 000", as
+    # long, won): the winners it touches take it in, as one span of the longest winner's label.
+    for start, end in lost:
+        lo, hi = bisect.bisect_right(ends, start), bisect.bisect_left(starts, end)
+        if hi - lo == 1 and starts[lo] <= start and end <= ends[lo]:
+            continue
+        winner = max(chosen[lo:hi], key=lambda h: h[1] - h[0])
+        merged = (min(start, starts[lo]), max(end, ends[hi - 1]), *winner[2:])
+        starts[lo:hi], ends[lo:hi], chosen[lo:hi] = [merged[0]], [merged[1]], [merged]
     return [Span(s, e, text[s:e], label, source) for s, e, _, label, source in chosen]
 
 
