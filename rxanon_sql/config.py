@@ -91,9 +91,11 @@ class Config:
     # [text] allow: surfaces that are never a term, normalised by `allow_key` (udfs/ner.py)
     allow: tuple[str, ...] = ()
     common_word_guard: bool = True
-    # A token or capitalised sequence that is no common word and that fewer than k persons write
-    # is a term of label RARE (docs/privacy.md, "Beyond the recognizer").
-    rare_guard: bool = True
+    # A token that can name someone (no word of the language's dictionary, a digit) or a capitalised
+    # run is a term of label RARE, kept only where every person of the partition shows it
+    # (docs/privacy.md, "Beyond the recognizer"). "strict": every word that is no common word
+    # (Zipf < rare_zipf), the rare dictionary words too; False: no guard.
+    rare_guard: bool | str = True
     rare_zipf: float = 3.5              # common word: wordfreq Zipf frequency at least this
     language: str | None = None         # of the texts, for common words; default: the pipeline's
     label_bias: dict[str, float] = field(default_factory=dict)
@@ -149,6 +151,8 @@ class Config:
             raise ConfigError(f"text.workers must be >= 1, got {self.workers!r}")
         if not 0.0 <= self.rare_zipf <= 8.0:
             raise ConfigError(f"text.rare_zipf must lie in [0, 8], got {self.rare_zipf!r}")
+        if self.rare_guard not in (True, False, "strict"):
+            raise ConfigError(f'text.rare_guard must be true, false or "strict", got {self.rare_guard!r}')
 
     def _check_operators(self) -> None:
         # (the registered text operators: imported here, as the operators import this module)
@@ -168,6 +172,13 @@ class Config:
     @property
     def operators_in_use(self) -> set[str]:
         return {self.operator, self.fallback, *self.label_operators.values()}
+
+    @property
+    def guard_zipf(self) -> float:
+        """The Zipf frequency from which a word is no guard word: rare_zipf with the strict guard;
+        else a word of the language's dictionary (Zipf >= DICTIONARY_ZIPF) is none either."""
+        from .common_words import DICTIONARY_ZIPF
+        return self.rare_zipf if self.rare_guard == "strict" else min(self.rare_zipf, DICTIONARY_ZIPF)
 
     @property
     def sensitive_labels(self) -> tuple[str, ...]:
@@ -374,7 +385,7 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
     if "common_word_guard" in text:
         kw["common_word_guard"] = _expect(text["common_word_guard"], bool, "text.common_word_guard")
     if "rare_guard" in text:
-        kw["rare_guard"] = _expect(text["rare_guard"], bool, "text.rare_guard")
+        kw["rare_guard"] = _expect(text["rare_guard"], (bool, str), "text.rare_guard")
     if "rare_zipf" in text:
         kw["rare_zipf"] = _expect(text["rare_zipf"], float, "text.rare_zipf")
     if "language" in text:
