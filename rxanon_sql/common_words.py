@@ -40,9 +40,12 @@ DEFAULT_ZIPF = 3.5
 # wordfreq's list at all": the list holds 300,000 English words, many of them rare names and
 # handles a crawl picked up, and issue 33's independent count reads Zipf < 3 as no common word.
 DICTIONARY_ZIPF = 3.0
-# A word written with a capital inside a sentence: after a lower-case letter or a comma (its first
-# group). A capital after a full stop, a line break or a quote may be a sentence's.
-CAPITALISED_INSIDE = r"[\p{Ll},;][ \t]+(\p{Lu}[\pL\pN_]+)"
+# Words written with a capital inside a sentence: a run of them after a lower-case letter, a comma
+# or a semicolon ("to Olaf Brekke"; each word of the run is then CAPITALISED). A capital after a
+# full stop, a line break or a quote may be a sentence's. (The run, not each word after its
+# predecessor: a match takes the character before it, and "to Olaf Brekke" would lose "Brekke".)
+CAPITALISED_INSIDE = r"[\p{Ll},;](?:[ \t]+\p{Lu}[\pL\pN_]+)+"
+CAPITALISED = r"\p{Lu}[\pL\pN_]+"
 
 
 def pipeline_meta(pipeline: str) -> dict:

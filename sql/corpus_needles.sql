@@ -60,8 +60,8 @@ person_words AS (
 ),
 -- The dictionary words that someone writes with a capital inside a sentence: a name ("Olaf").
 capitalised_inside AS (
-    SELECT DISTINCT lower(word) AS word
-    FROM (SELECT unnest(regexp_extract_all(text, $inside, 1)) AS word FROM rx.texts WHERE $rare_guard) AS w
+    SELECT DISTINCT lower(unnest(regexp_extract_all(run, $capitalised))) AS word
+    FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS run FROM rx.texts WHERE $rare_guard) AS w
 ),
 guard_words AS (
     SELECT w.word, count(*) AS persons
