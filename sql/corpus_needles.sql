@@ -58,7 +58,8 @@ person_words AS (
     -- hashes only the rarer words, not the common ones that make up most of a text)
     ANTI JOIN rx.common_words AS c ON c.word = w.word
 ),
--- The dictionary words that someone writes with a capital inside a sentence: a name ("Olaf").
+-- The dictionary words that someone writes with a capital inside a sentence: a name ("Olaf"),
+-- a term of those who write it with a capital (corpus_needles below: cased).
 capitalised_inside AS (
     SELECT DISTINCT lower(unnest(regexp_extract_all(run, $capitalised))) AS word
     FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS run FROM rx.texts WHERE $rare_guard) AS w
@@ -171,7 +172,10 @@ SELECT norm, label, cased, identifier OR NOT cased OR name OR words > 1 OR label
 FROM (
     SELECT l.norm, l.label, count(*) AS words,
            l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,
-           bool_and(w.word IN (SELECT word FROM rx.common_words)) AS cased,
+           -- (a rare guard's dictionary word, "Olaf", is a name only where written with a capital:
+           -- a person's "hehe" is no term because another writes "Hehe" inside a sentence)
+           bool_and(w.word IN (SELECT word FROM rx.common_words))
+               OR l.label = 'RARE' AND bool_and(w.word IN (SELECT word FROM rx.dictionary_words)) AS cased,
            -- (a name, but not one of the most frequent words: "George" goes, "Will" stays)
            bool_and(w.word IN (SELECT word FROM rx.name_words) AND w.word NOT IN (SELECT word FROM rx.frequent_words))
                AS name

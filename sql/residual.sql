@@ -9,8 +9,8 @@
 -- which within each class singles its writer out. A token can name someone when it is no common
 -- word of the language (rx_residual.common_words; a token with a digit never is) and no word of
 -- its dictionary (rx_residual.dictionary_words), unless some original text writes it with a
--- capital inside a sentence ($inside: "Olaf"); with text.rare_guard = "strict" the dictionary is
--- the common words. A token no original text holds (a surrogate, a mask) identifies no one; one
+-- capital inside a sentence ($inside: "Olaf") and the released text shows it with a capital;
+-- with text.rare_guard = "strict" the dictionary is the common words. A token no original text holds (a surrogate, a mask) identifies no one; one
 -- that k or more persons of the class wrote singles none of them out.
 -- The class of a person is what the release makes indistinguishable, as the k-anonymity check
 -- has it (release.class_members_query: the same released quasi-identifiers and kept terms;
@@ -67,7 +67,8 @@ ANTI JOIN rx_residual.common_words AS c ON c.word = t.token
 LEFT JOIN rx_residual.dictionary_words AS d ON d.word = t.token
 LEFT JOIN residual_capitalised_inside AS i ON i.word = t.token
 -- (a single character names no one, as the rare guard has it: corpus_needles.sql)
-WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL);
+-- (a dictionary word only where it is written with a capital, as the guard takes it)
+WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'));
 
 -- The tokens of each row's other released columns, which the text may repeat.
 CREATE OR REPLACE TEMP TABLE residual_row_tokens AS

@@ -173,11 +173,13 @@ def guard_words(originals: list[str], common: set[str], dictionary: set[str]) ->
             if len(w) > 1 and w not in common and (w not in dictionary or w in inside)}
 
 
-def shown_guard_strings(released: str, guard: set[str], frequent: set[str]) -> set[tuple[str, ...]]:
+def shown_guard_strings(released: str, guard: set[str], dictionary: set[str], frequent: set[str]) -> set[tuple[str, ...]]:
     """The guard strings a released text shows, each as its tuple of lower-case words: its guard
-    words outside brackets ("[RARE]" is a label), and its capitalised runs of two to four words
-    without the most frequent words at their ends."""
-    shown = {(w.lower(),) for w in re.findall(r"(?<!\[)\b\w+\b(?!\])", released) if w.lower() in guard}
+    words outside brackets ("[RARE]" is a label; a dictionary word only where written with a
+    capital), and its capitalised runs of two to four words without the most frequent words at
+    their ends."""
+    shown = {(w.lower(),) for w in re.findall(r"(?<!\[)\b\w+\b(?!\])", released)
+             if w.lower() in guard and (w.lower() not in dictionary or w[0].isupper())}
     for m in _SEQUENCE.finditer(released):
         words = m.group(1).lower().split()
         while words and words[0] in frequent:
@@ -197,14 +199,14 @@ def holds(original: str, string: tuple[str, ...]) -> bool:
 
 
 def guard_violations(originals: dict, released: dict, classes: dict, k: int, guard: set[str],
-                     frequent: set[str]) -> list[tuple]:
+                     dictionary: set[str], frequent: set[str]) -> list[tuple]:
     """(person, string, holders in the person's class) for every guard string that a person's
     released texts show and that fewer than k persons of the person's class hold in their
     original texts. `originals`, `released`: person -> list of texts; `classes`: person -> class."""
     out = []
     for p, texts in released.items():
         mates = [q for q in originals if classes[q] == classes[p]]
-        for string in sorted(set().union(*(shown_guard_strings(t, guard, frequent) for t in texts))):
+        for string in sorted(set().union(*(shown_guard_strings(t, guard, dictionary, frequent) for t in texts))):
             holders = sum(any(holds(t, string) for t in originals[q]) for q in mates)
             if holders < k:
                 out.append((p, " ".join(string), holders))

@@ -122,9 +122,10 @@ def test_no_released_guard_string_is_shown_by_fewer_than_k_of_its_class(texts, a
     con = run(texts, ages[:len(texts)], text=setting)
     lang = "en"
     cfg = config_from(CONFIG.format(k=2, text=setting, anonymization=""))
-    guard = reference.guard_words(texts, set(common_words(lang, cfg.rare_zipf)), set(common_words(lang, cfg.guard_zipf)))
+    dictionary = set(common_words(lang, cfg.guard_zipf))
+    guard = reference.guard_words(texts, set(common_words(lang, cfg.rare_zipf)), dictionary)
     originals = {i + 1: [t] for i, t in enumerate(texts)}
     shown = {p: [t] for p, t in released(con).items()}
     frequent = set(common_words(lang, 5.5))
-    assert reference.guard_violations(originals, shown, classes(con), 2, guard, frequent) == []
+    assert reference.guard_violations(originals, shown, classes(con), 2, guard, dictionary, frequent) == []
     assert verify(con, strict=True).ok
