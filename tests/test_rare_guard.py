@@ -4,13 +4,15 @@ holders in the class; rare dictionary words stay unless text.rare_guard = "stric
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 
 import duckdb
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import reference
 from helpers import config_from, rows
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from rxanon_sql.common_words import common_words
 from rxanon_sql.config import ConfigError, parse_config
 from rxanon_sql.pipeline import apply
@@ -103,7 +105,6 @@ def test_the_rare_guard_setting():
         assert cfg.rare_guard == expected
     assert config_from(base).guard_zipf == 3.0
     assert dataclasses.replace(config_from(base), rare_guard="strict").guard_zipf == 3.5
-    import tomllib
     with pytest.raises(ConfigError, match="text.rare_guard"):
         parse_config(tomllib.loads(base.replace("[text]", '[text]\nrare_guard = "loose"')))
 
