@@ -4,11 +4,11 @@ holders in the class; rare dictionary words stay unless text.rare_guard = "stric
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 
 import duckdb
 import pytest
 import reference
+import tomllib
 from helpers import config_from, rows
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
