@@ -61,8 +61,9 @@ person_words AS (
 -- The dictionary words that someone writes with a capital inside a sentence: a name ("Olaf"),
 -- a term of those who write it with a capital (corpus_needles below: cased).
 capitalised_inside AS (
-    SELECT DISTINCT lower(unnest(regexp_extract_all(run, $capitalised))) AS word
-    FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS run FROM rx.texts WHERE $rare_guard) AS w
+    SELECT DISTINCT lower(word) AS word
+    FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
+          FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals FROM rx.texts WHERE $rare_guard) AS r) AS w
 ),
 guard_words AS (
     SELECT w.word, count(*) AS persons

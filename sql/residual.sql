@@ -43,8 +43,9 @@ WHERE text IS NOT NULL;
 
 -- The dictionary words that some original text writes with a capital inside a sentence.
 CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
-SELECT DISTINCT lower(unnest(regexp_extract_all(run, $capitalised))) AS word
-FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS run FROM residual_originals WHERE text IS NOT NULL) AS w;
+SELECT DISTINCT lower(word) AS word
+FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
+      FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals FROM residual_originals WHERE text IS NOT NULL) AS r) AS w;
 
 -- Every token of the released texts that can name someone, where it stands. The brackets are
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
