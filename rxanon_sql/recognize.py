@@ -20,7 +20,8 @@ from .config import Config, ConfigError
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
-from .common_words import CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN, register_vocabulary
+from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN,
+                           register_vocabulary)
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
 from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
@@ -216,7 +217,8 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
     run_file(con, "corpus_needles", cfg.schema, rare_guard=bool(cfg.rare_guard), allow=list(cfg.allow), token=TOKEN,
-             word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE, capitalised=CAPITALISED)
+             word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE,
+             capitalised=CAPITALISED)
     on_rows = None
     if progress is not None:
         total = run(con, exp.select(exp.Count(this=exp.Star())).from_(table("texts", cfg.schema))).fetchall()[0][0]

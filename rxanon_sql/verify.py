@@ -23,7 +23,8 @@ import duckdb
 from sqlglot import exp
 
 from .advice import advise
-from .common_words import CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
+from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN,
+                           pipeline_language, register_vocabulary)
 from .config import Config
 from .diversity import failing_classes
 from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; importers found it here)
@@ -134,8 +135,8 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     # that it never starts inside a word.
     word = TOKEN.removesuffix("+")
     assert word.startswith("[") and word.endswith("]"), TOKEN
-    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?", "inside": CAPITALISED_INSIDE, "capitalised": CAPITALISED,
-              "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
+    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?", "inside": CAPITALISED_INSIDE,
+              "capitalised": CAPITALISED, "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
     # The original texts from the dataset itself (rx.texts is the pipeline's copy of them).
     originals = _long_form(table("dataset", schema), list(cfg.text_columns), "person", "text")
     others = _long_form(table("audit", schema), [c for c in released if c not in cfg.text_columns], "row_id", "value")

@@ -110,8 +110,8 @@ rare_sequences AS (
     LEFT JOIN few_words AS f ON f.word = u.word
     GROUP BY p.seq
     -- (a run with a word that fewer than k persons write is covered by that word, always
-    -- replaced: "Sandra [RARE]" rather than "[RARE]" for "Sandra Brekke". The audit passes
-    -- such a run too, residual.sql.)
+    -- replaced: "Hotel [RARE]" rather than "[RARE]" for "Hotel Brekke". The audit passes such a
+    -- run too, residual.sql.)
     HAVING count(f.word) = 0
 ),
 -- The sequences that fewer than k persons write: a name beside another name in one of them is
@@ -185,8 +185,9 @@ SELECT norm, label, cased, identifier OR NOT cased OR name OR words > 1 OR label
 FROM (
     SELECT l.norm, l.label, count(*) AS words,
            l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,
-           -- (a rare guard's dictionary word, "Olaf", is a name only where written with a capital:
-           -- a person's "hehe" is no term because another writes "Hehe" inside a sentence)
+           -- (a rare guard's dictionary word, "Olaf", names someone only where written with a
+           -- capital: one who writes "hehe" in lower case only keeps it, though another writes
+           -- "Hehe" inside a sentence)
            bool_and(w.word IN (SELECT word FROM rx.common_words))
                OR l.label = 'RARE' AND bool_and(w.word IN (SELECT word FROM rx.dictionary_words)) AS cased,
            -- (a name, but not one of the most frequent words: "George" goes, "Will" stays)

@@ -10,8 +10,9 @@
 -- word of the language (rx_residual.common_words; a token with a digit never is) and no word of
 -- its dictionary (rx_residual.dictionary_words), unless some original text writes it with a
 -- capital inside a sentence ($inside: "Olaf") and the released text shows it with a capital;
--- with text.rare_guard = "strict" the dictionary is the common words. A token no original text holds (a surrogate, a mask) identifies no one; one
--- that k or more persons of the class wrote singles none of them out.
+-- with text.rare_guard = "strict" the dictionary is the common words. A token no original text
+-- holds (a surrogate, a mask) identifies no one; one that k or more persons of the class wrote
+-- singles none of them out.
 -- The class of a person is what the release makes indistinguishable, as the k-anonymity check
 -- has it (release.class_members_query: the same released quasi-identifiers and kept terms;
 -- residual_classes): where the partitioner's two partitions share both, they are one class.
@@ -45,7 +46,9 @@ WHERE text IS NOT NULL;
 CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
 SELECT DISTINCT lower(word) AS word
 FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
-      FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals FROM residual_originals WHERE text IS NOT NULL) AS r) AS w;
+      FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals
+            FROM residual_originals
+            WHERE text IS NOT NULL) AS r) AS w;
 
 -- Every token of the released texts that can name someone, where it stands. The brackets are
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.

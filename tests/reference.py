@@ -173,7 +173,8 @@ def guard_words(originals: list[str], common: set[str], dictionary: set[str]) ->
             if len(w) > 1 and w not in common and (w not in dictionary or w in inside)}
 
 
-def shown_guard_strings(released: str, guard: set[str], dictionary: set[str], frequent: set[str]) -> set[tuple[str, ...]]:
+def shown_guard_strings(released: str, guard: set[str], dictionary: set[str],
+                        frequent: set[str]) -> set[tuple[str, ...]]:
     """The guard strings a released text shows, each as its tuple of lower-case words: its guard
     words outside brackets ("[RARE]" is a label; a dictionary word only where written with a
     capital), and its capitalised runs of two to four words without the most frequent words at

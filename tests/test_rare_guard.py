@@ -117,7 +117,8 @@ WORDS = ["the", "we", "saw", "and", "at", "dot", "voyages", "regatta", "brekke",
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=9), min_size=4, max_size=7),
-       st.lists(st.sampled_from([20, 30, 40, 50]), min_size=7, max_size=7), st.sampled_from(["", 'rare_guard = "strict"']))
+       st.lists(st.sampled_from([20, 30, 40, 50]), min_size=7, max_size=7),
+       st.sampled_from(["", 'rare_guard = "strict"']))
 def test_no_released_guard_string_is_shown_by_fewer_than_k_of_its_class(texts, ages, setting):
     texts = [" ".join(words) + "." for words in texts]
     con = run(texts, ages[:len(texts)], text=setting)
