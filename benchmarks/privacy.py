@@ -14,6 +14,9 @@ own checkout (`--variant before=`) and measured with this one.
 - suspects: what `verify`'s residual audit lists, the strings of the released texts that fewer
   than k persons wrote and that are no common word (and the persons they belong to);
 - words kept: the share of the original texts' words that the release still shows;
+- rare left: issue 33's independent count, which reads neither the run's tables nor the audit:
+  (person, token) pairs where a released token of three characters or more with a letter is no
+  common word (wordfreq Zipf < 3) and the original texts of 1 to k - 1 persons hold it;
 - NCP_X, and the time of the terms stage (where the corpus-wide search and the guard run);
 - on the labelled PII set, of the gold identifying spans: the share whose letters and digits
   all lie inside replaced spans (any label), the share with some replaced, and the share of
@@ -157,6 +160,36 @@ JOIN rx.texts AS o ON o.row_id = r.row_id AND o.attribute = r.attribute
 """
 
 
+# Issue 33's independent count (the original texts from rx.dataset through rx.texts' row ids).
+RARE_LEFT = r"""
+WITH released AS (
+    SELECT DISTINCT person, lower(w) AS w
+    FROM (SELECT person, unnest(regexp_extract_all(regexp_replace(text, '\[[^\]]*\]', ' ', 'g'), '[\pL\pN_]+')) AS w
+          FROM rx.audit_texts)
+    WHERE length(w) >= 3 AND regexp_matches(w, '\pL')
+),
+candidates AS (SELECT DISTINCT w FROM released ANTI JOIN zipf3 AS c ON c.word = released.w),
+holders AS (
+    SELECT o.w, count(DISTINCT o.person) AS n
+    FROM (SELECT person, unnest(regexp_extract_all(lower(text), '[\pL\pN_]+')) AS w FROM rx.texts) AS o
+    SEMI JOIN candidates AS c ON c.w = o.w
+    GROUP BY o.w
+)
+SELECT count(*) FROM released AS r JOIN holders AS h ON h.w = r.w WHERE h.n BETWEEN 1 AND (SELECT k FROM rx.params) - 1
+"""
+
+
+def rare_left(con) -> int:
+    """Issue 33's independent count of rare strings of fewer than k persons still readable."""
+    import pyarrow as pa
+    from rxanon_sql.common_words import common_words
+    con.register("zipf3", pa.table({"word": pa.array(common_words("en", 3.0), pa.string())}))
+    try:
+        return con.execute(RARE_LEFT).fetchall()[0][0]
+    finally:
+        con.unregister("zipf3")
+
+
 def _recall(con, gold_file: Path) -> tuple[float, float, float]:
     """Of the gold identifying spans: the share whose letters and digits are all replaced, the
     share with any of them replaced, and the share of their letters and digits still readable."""
@@ -185,9 +218,9 @@ def _recall(con, gold_file: Path) -> tuple[float, float, float]:
 
 def measure(args) -> None:
     from rxanon_sql.verify import verify
-    print("| data | variant | suspects | persons with one | words kept | NCP_X | terms s | verify | "
+    print("| data | variant | suspects | persons with one | rare left | words kept | NCP_X | terms s | verify | "
           "PII spans hidden / touched / letters shown |")
-    print("|---|---|---:|---:|---:|---:|---:|---|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---|---:|")
     for path in sorted(args.workdir.glob("*-*.duckdb")):
         name, variant = path.stem.split("-", 1)
         if name not in args.sets:
@@ -204,7 +237,7 @@ def measure(args) -> None:
         if name == "pii":
             recall = "{:.3f} / {:.3f} / {:.3f}".format(*_recall(con, SETS["pii"]["file"]))
         verdict = "ok" if v.ok else f"{len(v.leaks)} leaks, {len(v.failing)} failing classes"
-        print(f"| {name} | {variant} | {strings} | {persons} | {kept:.3f} | {ncp_x:.3f} | {terms:.2f} | "
+        print(f"| {name} | {variant} | {strings} | {persons} | {rare_left(con)} | {kept:.3f} | {ncp_x:.3f} | {terms:.2f} | "
               f"{verdict} (audit {audit_s:.1f} s) | {recall} |")
         con.close()
 

@@ -369,8 +369,8 @@ def report_cmd(db: str, out: str, schema: str, png_dir) -> None:
 @click.option("--schema", default="rx", show_default=True, help="The schema apply wrote the release into.")
 @click.option("--k", type=int, help="Check against this k instead of the run's.")
 @click.option("--strict", is_flag=True, help="Fail also when the residual audit finds suspects: tokens or "
-              "capitalised sequences of the released texts, not common words, that the original texts of fewer "
-              "than k persons hold.")
+              "capitalised sequences of the released texts that can name someone and that the original texts of "
+              "fewer than k persons of the corpus or of the person's class hold.")
 @_engine_options
 def verify_cmd(db: str, schema: str, k, strict: bool, engine, spark_master, inputs) -> None:
     """Check that the release in DB is k-anonymous and leaks no term.

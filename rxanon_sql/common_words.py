@@ -33,6 +33,19 @@ SEQUENCE_GAP = r"[ \t\p{Cf}\x{00}-\x{08}\x{0E}-\x{1F}]"
 # George", "Hotel Astor"; not "Mexico I").
 CAPITALISED_SEQUENCE = rf"\p{{Lu}}[\pL\pN_]+(?:{SEQUENCE_GAP}+\p{{Lu}}[\pL\pN_]+)+"
 DEFAULT_ZIPF = 3.5
+# A word of the language's dictionary: below this Zipf frequency a word is taken for a handle, a
+# misspelling or a name ("necromononoke" 0, "brekke" 1.4) by the rare guard and its audit, at and
+# above it for an ordinary word ("voyages" 3.2, "patriarchy" 3.1; "regatta" 2.9 stays a guard
+# word), unless someone writes it with a capital inside a sentence ("Olaf" 3.1). 3, not "in
+# wordfreq's list at all": the list holds 300,000 English words, many of them rare names and
+# handles a crawl picked up, and issue 33's independent count reads Zipf < 3 as no common word.
+DICTIONARY_ZIPF = 3.0
+# Words written with a capital inside a sentence: a run of them after a lower-case letter, a comma
+# or a semicolon ("to Olaf Brekke"; each word of the run is then CAPITALISED). A capital after a
+# full stop, a line break or a quote may be a sentence's. (The run, not each word after its
+# predecessor: a match takes the character before it, and "to Olaf Brekke" would lose "Brekke".)
+CAPITALISED_INSIDE = r"[\p{Ll},;](?:[ \t]+\p{Lu}[\pL\pN_]+)+"
+CAPITALISED = r"\p{Lu}[\pL\pN_]+"
 
 
 def pipeline_meta(pipeline: str) -> dict:
@@ -95,12 +108,16 @@ def name_words(lang: str) -> tuple[str, ...]:
 FREQUENT_ZIPF = 5.5
 
 
-def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF) -> None:
+def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
+                        dictionary_zipf: float | None = None) -> None:
     """`<schema>.common_words(word)`, `<schema>.frequent_words(word)` and `<schema>.name_words(word)`
-    for the run's language."""
+    for the run's language, and `<schema>.dictionary_words(word)` (the words from
+    `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default the common words)."""
     _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
     _register(con, table("frequent_words", schema).sql("duckdb"), common_words(lang, max(zipf, FREQUENT_ZIPF)))
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
+    _register(con, table("dictionary_words", schema).sql("duckdb"),
+              common_words(lang, zipf if dictionary_zipf is None else dictionary_zipf))
 
 
 def _register(con: duckdb.DuckDBPyConnection, name: str, words: tuple[str, ...]) -> None:

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from udfs import recognizers
 
-from .common_words import DEFAULT_ZIPF, pipeline_language
+from .common_words import DEFAULT_ZIPF, DICTIONARY_ZIPF, pipeline_language
 from .errors import ConfigError
 from .attributes import (ATTRIBUTE_SETTINGS, ATTRIBUTE_TYPES, DEFAULT_EMAP, SENSITIVE, Attribute,  # noqa: F401
                          check_known, parse_attributes)
@@ -127,11 +127,16 @@ class Config:
         "text.allow", STRINGS, (), "never a term, nor a rare word (whole terms, any case)", parse=_parse_allow)
     common_word_guard: bool = setting(
         "text.common_word_guard", BOOLEAN, True, 'drop lower-case common words tagged as names ("family")')
-    # A token or capitalised sequence that is no common word and that fewer than k persons write
-    # is a term of label RARE (docs/privacy.md, "Beyond the recognizer").
-    # (issue 34: this key's type and values are the rare-string guard's to change, here alone)
-    rare_guard: bool = setting(
-        "text.rare_guard", BOOLEAN, True, "RARE: a word or sequence, no common word, written by fewer than k persons")
+    # A token that can name someone (no word of the language's dictionary, a digit) or a capitalised
+    # run is a term of label RARE, kept only where every person of the partition shows it
+    # (docs/privacy.md, "Beyond the recognizer"). "strict": every word that is no common word
+    # (Zipf < rare_zipf), the rare dictionary words too; false: no guard.
+    rare_guard: bool | str = setting(
+        "text.rare_guard", 'boolean or "strict"', True,
+        'RARE: a name-like word or capitalised run that not every person of the class writes ("strict": '
+        'rare dictionary words too)',
+        parse=lambda v, key: expect(v, (bool, str), key),
+        check=(lambda v: v is True or v is False or v == "strict", 'be true, false or "strict"'))
     rare_zipf: float = setting(
         "text.rare_zipf", NUMBER, 3.5, "a common word has a wordfreq Zipf frequency at least this",
         check=(lambda v: 0.0 <= v <= 8.0, "lie in [0, 8]"))
@@ -238,6 +243,12 @@ class Config:
     @property
     def operators_in_use(self) -> set[str]:
         return {self.operator, self.fallback, *self.label_operators.values()}
+
+    @property
+    def guard_zipf(self) -> float:
+        """The Zipf frequency from which a word is no guard word: rare_zipf with the strict guard;
+        else a word of the language's dictionary (Zipf >= DICTIONARY_ZIPF) is none either."""
+        return self.rare_zipf if self.rare_guard == "strict" else min(self.rare_zipf, DICTIONARY_ZIPF)
 
     @property
     def sensitive_labels(self) -> tuple[str, ...]:

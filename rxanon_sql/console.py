@@ -107,8 +107,8 @@ def report_suspects(v) -> None:
     """The residual audit: one summary line; with --strict each suspect (up to 20) as a failure."""
     strings = v.suspect_strings
     examples = ", ".join(f"{s!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
-    click.echo(f"residual audit: {len(strings)} suspect strings (not common words, in the original texts of 1 to "
-               f"{v.k - 1} persons) in the released texts of {persons(v.suspect_persons)}"
+    click.echo(f"residual audit: {len(strings)} suspect strings (that can name someone, in the original texts of 1 to "
+               f"{v.k - 1} persons of the corpus or the class) in the released texts of {persons(v.suspect_persons)}"
                + (f", e.g. (persons in the original texts, times released) {examples}" if examples else "")
                + f" ({v.residual_seconds:.2f}s)")
     if not v.strict:

@@ -21,7 +21,8 @@ from .errors import ConfigError
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
-from .common_words import CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN, register_vocabulary
+from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN,
+                           register_vocabulary)
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
 from udfs.rules import RuleRecognizer
@@ -216,11 +217,12 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
     # surfaces it leaves bare ("Jo" of "Jo Ann" when "Ann Lee" is an identifier).
-    register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf)
+    register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf, cfg.guard_zipf)
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "corpus_needles", cfg.schema, rare_guard=cfg.rare_guard, allow=list(cfg.allow), token=TOKEN,
-             word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP)
+    run_file(con, "corpus_needles", cfg.schema, rare_guard=bool(cfg.rare_guard), allow=list(cfg.allow), token=TOKEN,
+             word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE,
+             capitalised=CAPITALISED)
     on_rows = None
     if progress is not None:
         total = run(con, exp.select(exp.Count(this=exp.Star())).from_(table("texts", cfg.schema))).fetchall()[0][0]

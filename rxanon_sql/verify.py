@@ -23,7 +23,8 @@ import duckdb
 from sqlglot import exp
 
 from .advice import advise
-from .common_words import CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN, pipeline_language, register_vocabulary
+from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN,
+                           pipeline_language, register_vocabulary)
 from .config import Attribute, Config
 from .diversity import failing_classes
 from .hierarchy import Hierarchy
@@ -31,15 +32,17 @@ from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; im
 from .identifiers import register_identifier_search
 from .recognize import register_find_texts
 from .udf import register_cut
-from .release import audit_columns, audit_rows, classes_query, rebuild_texts
+from .release import audit_columns, audit_rows, class_members_query, classes_query, rebuild_texts
 from .sqlrun import (col, column_names, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table,
                      union_all)
 
 # Where the audit keeps the common-word table: an in-memory database of its own, because
 # `verify` opens the release read-only and register_vocabulary writes a schema's tables.
 AUDIT_CATALOG = "rx_residual"
-_AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_original_tokens", "residual_released",
-                 "residual_row_tokens", "residual_token_persons", "residual_sequences", "residual_sequence_persons")
+_AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_classes", "residual_original_tokens",
+                 "residual_capitalised_inside", "residual_released", "residual_row_tokens", "residual_token_holders",
+                 "residual_token_persons", "residual_token_class_persons", "residual_sequences",
+                 "residual_sequence_persons", "residual_sequence_class_persons")
 
 
 @dataclass
@@ -125,20 +128,27 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     released = column_names(con, table("release", schema))
     lang = getattr(cfg, "language", None) or pipeline_language(cfg.pipeline)
     zipf = getattr(cfg, "rare_zipf", DEFAULT_ZIPF)
+    # (the guard's dictionary, read from wordfreq as the guard reads it, not from the run's tables)
+    dictionary_zipf = cfg.guard_zipf
     # The same word characters as TOKEN: a capitalised sequence starts after none of them, so
     # that it never starts inside a word.
     word = TOKEN.removesuffix("+")
     assert word.startswith("[") and word.endswith("]"), TOKEN
-    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?",
-              "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
+    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?", "inside": CAPITALISED_INSIDE,
+              "capitalised": CAPITALISED, "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
     # The original texts from the dataset itself (rx.texts is the pipeline's copy of them).
     originals = _long_form(table("dataset", schema), list(cfg.text_columns), "person", "text")
     others = _long_form(table("audit", schema), [c for c in released if c not in cfg.text_columns], "row_id", "value")
+    # Each person's class as the k-anonymity check reads it (one, should the check find two).
+    members = exp.Subquery(this=class_members_query(cfg), alias=exp.TableAlias(this=ident("m")))
+    classes = exp.select(col("person"), exp.alias_(exp.func("min", exp.func("hash", col("key"), col("kept_terms"))),
+                                                    "class_id")).from_(members).group_by(col("person"))
     start = time.perf_counter()
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {ident(AUDIT_CATALOG).sql('duckdb')} (READ_WRITE)")
     try:
-        register_vocabulary(con, AUDIT_CATALOG, lang, zipf)
-        for name, query in (("residual_originals", originals), ("residual_row_values", others)):
+        register_vocabulary(con, AUDIT_CATALOG, lang, zipf, dictionary_zipf)
+        for name, query in (("residual_originals", originals), ("residual_row_values", others),
+                            ("residual_classes", classes)):
             run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
                                 properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
         rows = run_file(con, "residual", schema, cached=False, **params).fetchall()

@@ -66,12 +66,8 @@ CREATE OR REPLACE TEMP TABLE corpus_matches AS
 SELECT text_id, person, m.start_pos, m.end_pos, m.needle, m.capital
 FROM (SELECT text_id, person, unnest(rx_find_corpus(text)) AS m FROM rx.texts) AS u;
 
--- A capitalised sequence was found rare by those who write it with capitals; it is rare only if
--- fewer than k persons write it at all ("great location").
-DELETE FROM corpus_needles
-WHERE label = 'RARE' AND contains(norm, ' ') AND norm IN (
-    SELECT needle FROM corpus_matches GROUP BY needle HAVING count(DISTINCT person) >= (SELECT k FROM rx.params)
-);
+-- (A capitalised run of the rare guard stays a needle however many persons write it: it is kept
+-- where the partition shares it, corpus_needles.sql.)
 
 -- A cased needle is a person's where that person writes it with a capital or had it tagged; from
 -- then on it is that person's in any case, as a tagged surface always was (a person's "Room"

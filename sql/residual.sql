@@ -1,15 +1,25 @@
 -- The residual audit of `verify`: what a released text still says that few persons' original
 -- texts say, found without rx.terms, so that a term no recognizer tagged shows up too.
 --
--- A suspect is a token of a released text (lower case, $token, two characters or more) that is no common word of the
--- language (rx_residual.common_words; a token with a digit never is) and that the original texts
--- (rx.dataset's text columns, residual_originals) of at least 1 and fewer than $k persons hold:
--- a surname the recognizers missed, a badge number. A token no original text holds (a
--- surrogate, a mask) identifies no one; one that k or more persons wrote singles none out.
+-- A suspect is a token of a released text (lower case, $token, two characters or more) that can
+-- name someone and that the original texts (rx.dataset's text columns, residual_originals) of
+-- at least 1 and fewer than $k persons hold, counted over the whole corpus or over the persons
+-- of the class of the person whose text shows it: a surname the recognizers missed, a badge
+-- number, an address written by k persons in different classes ("olaf dot brekke at gmx dot de"),
+-- which within each class singles its writer out. A token can name someone when it is no common
+-- word of the language (rx_residual.common_words; a token with a digit never is) and no word of
+-- its dictionary (rx_residual.dictionary_words), unless some original text writes it with a
+-- capital inside a sentence ($inside: "Olaf") and the released text shows it with a capital;
+-- with text.rare_guard = "strict" the dictionary is the common words. A token no original text
+-- holds (a surrogate, a mask) identifies no one; one that k or more persons of the class wrote
+-- singles none of them out.
+-- The class of a person is what the release makes indistinguishable, as the k-anonymity check
+-- has it (release.class_members_query: the same released quasi-identifiers and kept terms;
+-- residual_classes): where the partitioner's two partitions share both, they are one class.
 -- A capitalised sequence ("Hotel Astor", $sequence) is a suspect on the same terms, compared
 -- token by token in lower case with the original texts' token runs, but only when none of its
--- tokens is a suspect itself: a rare token already flags the sequence's rows, and a sequence of
--- common or widely written words ("Grand Canal Dock") can still be rarer than each of them.
+-- tokens is rare in the corpus: a rare token already flags the sequence's rows, and a sequence
+-- of common or widely written words ("Grand Canal Dock") can still be rarer than each of them.
 -- Not new information, so not suspects: a token directly inside brackets ("[PERSON]",
 -- "[PERSON_2]": a label the release writes) and a token of the same row's other released
 -- columns (a recoded "(Leo,Pisces)" or "[24-36]" that the text shows too); a sequence is not
@@ -32,7 +42,15 @@ SELECT person, row_number() OVER (ORDER BY person, text) AS text_id, regexp_extr
 FROM residual_originals
 WHERE text IS NOT NULL;
 
--- Every token of the released texts that is no common word, where it stands. The brackets are
+-- The dictionary words that some original text writes with a capital inside a sentence.
+CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
+SELECT DISTINCT lower(word) AS word
+FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
+      FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals
+            FROM residual_originals
+            WHERE text IS NOT NULL) AS r) AS w;
+
+-- Every token of the released texts that can name someone, where it stands. The brackets are
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
 -- (unnest in the select list: a lateral join copies each text along with each of its tokens.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
@@ -50,8 +68,11 @@ FROM (
     ) AS w
 ) AS t
 ANTI JOIN rx_residual.common_words AS c ON c.word = t.token
+LEFT JOIN rx_residual.dictionary_words AS d ON d.word = t.token
+LEFT JOIN residual_capitalised_inside AS i ON i.word = t.token
 -- (a single character names no one, as the rare guard has it: corpus_needles.sql)
-WHERE length(t.token) > 1;
+-- (a dictionary word only where it is written with a capital, as the guard takes it)
+WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'));
 
 -- The tokens of each row's other released columns, which the text may repeat.
 CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
@@ -60,21 +81,28 @@ FROM residual_row_values
 WHERE value IS NOT NULL
 GROUP BY row_id;
 
--- How many persons' original texts hold each released token that is not a common word. Only
--- those tokens are looked up: the original texts' tokens are streamed, never stored one a row.
-CREATE OR REPLACE TEMP TABLE residual_token_persons AS
+-- How many persons' original texts hold each released token that can name someone, in the
+-- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
+-- tokens are streamed, never stored one a row.
+CREATE OR REPLACE TEMP TABLE residual_token_holders AS
 WITH candidates AS (
     SELECT DISTINCT token FROM residual_released
-),
-found AS (
-    SELECT DISTINCT o.person, o.token
-    FROM (SELECT person, unnest(tokens) AS token FROM residual_original_tokens) AS o
-    SEMI JOIN candidates AS c ON c.token = o.token
 )
+SELECT DISTINCT o.person, o.token
+FROM (SELECT person, unnest(tokens) AS token FROM residual_original_tokens) AS o
+SEMI JOIN candidates AS c ON c.token = o.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_persons AS
 SELECT c.token, count(f.person) AS persons
-FROM candidates AS c
-LEFT JOIN found AS f ON f.token = c.token
+FROM (SELECT DISTINCT token FROM residual_released) AS c
+LEFT JOIN residual_token_holders AS f ON f.token = c.token
 GROUP BY c.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_class_persons AS
+SELECT f.token, k.class_id, count(*) AS persons
+FROM residual_token_holders AS f
+JOIN residual_classes AS k ON k.person = f.person
+GROUP BY f.token, k.class_id;
 
 -- Every capitalised sequence of the released texts. (The pattern's own first letter could start
 -- inside a word, "iPhone Pro" giving "Phone Pro"; $sequence matches it after a non-word
@@ -145,28 +173,45 @@ found AS (
     JOIN residual_original_tokens AS o ON o.text_id = s.text_id
     WHERE s.n > 3 AND o.tokens[s.pos:s.pos + s.n - 1] = s.tokens
 )
-SELECT c.tokens, count(f.person) AS persons
+SELECT c.tokens, count(f.person) AS persons, list(f.person) AS holders
 FROM candidates AS c
 LEFT JOIN found AS f ON f.tokens = c.tokens
 GROUP BY c.tokens;
 
+CREATE OR REPLACE TEMP TABLE residual_sequence_class_persons AS
+SELECT p.tokens, k.class_id, count(*) AS persons
+FROM (SELECT tokens, unnest(holders) AS person FROM residual_sequence_persons) AS p
+JOIN residual_classes AS k ON k.person = p.person
+GROUP BY p.tokens, k.class_id;
+
 -- The suspects, one row per suspect and person whose released texts show it: how many
 -- persons' original texts hold it, how often the person's released texts show it, and the
 -- first such row with a piece of its text around the first place it is written so.
+-- A string is rare for a person when the corpus or the person's class holds it in 1 to k - 1
+-- persons' texts (never less strict than the corpus alone); original_persons is the lesser of
+-- the counts in that range. (A token that the class does not hold at all, a surrogate, counts
+-- by the corpus.)
 WITH occurrences AS (
-    SELECT 'token' AS kind, r.token AS suspect, p.persons AS original_persons,
+    SELECT 'token' AS kind, r.token AS suspect,
+           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
            r.row_id, r.person, r.attribute, r.written AS shown
     FROM residual_released AS r
     JOIN residual_token_persons AS p ON p.token = r.token
+    LEFT JOIN residual_classes AS k ON k.person = r.person
+    LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
     LEFT JOIN residual_row_tokens AS v ON v.row_id = r.row_id
-    WHERE p.persons BETWEEN 1 AND $k - 1
+    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
       AND NOT coalesce(list_contains(v.tokens, r.token), false)
     UNION ALL
-    SELECT 'sequence', array_to_string(s.tokens, ' '), p.persons, s.row_id, s.person, s.attribute, s.phrase
+    SELECT 'sequence', array_to_string(s.tokens, ' '),
+           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END,
+           s.row_id, s.person, s.attribute, s.phrase
     FROM residual_sequences AS s
     JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
+    LEFT JOIN residual_classes AS k ON k.person = s.person
+    LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
     LEFT JOIN residual_row_tokens AS v ON v.row_id = s.row_id
-    WHERE p.persons BETWEEN 1 AND $k - 1
+    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
       -- (all its tokens among the row's: they add none to the row's distinct tokens)
       AND NOT coalesce(array_length(list_distinct(list_concat(v.tokens, s.tokens))) = array_length(v.tokens), false)
 ),

@@ -4,6 +4,7 @@ person-centric view the pipeline built (values, keys, terms) and knows nothing o
 partition ids."""
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 
@@ -153,3 +154,61 @@ def gdf(d, P=None, cuts=None):
     if cuts is not None:
         cuts.append((len(P), len(left), term[0], "textual", float(df)))
     return gdf(d, left, cuts) + gdf(d, [p for p in P if term not in d["terms"][p]], cuts)
+
+
+# --- the rare-string guard, per class (docs/privacy.md, "Beyond the recognizer") -----------------
+# Written from the rule's text for texts of ASCII letters, digits and punctuation: "\w" is then
+# the pipeline's [\pL\pN_], [a-z] its \p{Ll} and [A-Z] its \p{Lu}.
+
+_INSIDE = re.compile(r"[a-z,;]((?:[ \t]+[A-Z]\w+)+)")
+_SEQUENCE = re.compile(r"(?<!\w)([A-Z]\w+(?:[ \t]+[A-Z]\w+)+)")
+
+
+def guard_words(originals: list[str], common: set[str], dictionary: set[str]) -> set[str]:
+    """The words (lower case, two characters or more) that can name someone: no common word, and
+    no dictionary word unless some text writes it with a capital inside a sentence (after a
+    lower-case letter, a comma or a semicolon, or after such a word)."""
+    inside = {w.lower() for t in originals for m in _INSIDE.finditer(t) for w in m.group(1).split()}
+    return {w for t in originals for w in re.findall(r"\w+", t.lower())
+            if len(w) > 1 and w not in common and (w not in dictionary or w in inside)}
+
+
+def shown_guard_strings(released: str, guard: set[str], dictionary: set[str],
+                        frequent: set[str]) -> set[tuple[str, ...]]:
+    """The guard strings a released text shows, each as its tuple of lower-case words: its guard
+    words outside brackets ("[RARE]" is a label; a dictionary word only where written with a
+    capital), and its capitalised runs of two to four words without the most frequent words at
+    their ends."""
+    shown = {(w.lower(),) for w in re.findall(r"(?<!\[)\b\w+\b(?!\])", released)
+             if w.lower() in guard and (w.lower() not in dictionary or w[0].isupper())}
+    for m in _SEQUENCE.finditer(released):
+        words = m.group(1).lower().split()
+        while words and words[0] in frequent:
+            words = words[1:]
+        while words and words[-1] in frequent:
+            words = words[:-1]
+        if 2 <= len(words) and len(m.group(1).split()) < 5:
+            shown.add(tuple(words))
+    return shown
+
+
+def holds(original: str, string: tuple[str, ...]) -> bool:
+    """Whether a text holds a string as a run of its lower-case words."""
+    words = re.findall(r"\w+", original.lower())
+    n = len(string)
+    return any(tuple(words[i:i + n]) == string for i in range(len(words) - n + 1))
+
+
+def guard_violations(originals: dict, released: dict, classes: dict, k: int, guard: set[str],
+                     dictionary: set[str], frequent: set[str]) -> list[tuple]:
+    """(person, string, holders in the person's class) for every guard string that a person's
+    released texts show and that fewer than k persons of the person's class hold in their
+    original texts. `originals`, `released`: person -> list of texts; `classes`: person -> class."""
+    out = []
+    for p, texts in released.items():
+        mates = [q for q in originals if classes[q] == classes[p]]
+        for string in sorted(set().union(*(shown_guard_strings(t, guard, dictionary, frequent) for t in texts))):
+            holders = sum(any(holds(t, string) for t in originals[q]) for q in mates)
+            if holders < k:
+                out.append((p, " ".join(string), holders))
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -147,6 +148,9 @@ def words(text: str) -> list[str]:
 
 def test_short_and_numeric_identifiers_in_their_persons_texts(tmp_path):
     db, config = id_db(tmp_path)
+    # (the rare guard off: "48" and "lw" can name someone, and per class it would replace them
+    # where the class of their writer does not write them too, whatever the identifier search did)
+    Path(config).write_text(ID_CONFIG.replace('columns = ["body"]', 'columns = ["body"]\nrare_guard = false'))
     r = cli("apply", db, "--config", config)
     assert r.returncode == 0, r.stdout + r.stderr
     con = duckdb.connect(db, read_only=True)

@@ -104,9 +104,15 @@ def test_rare_tokens_that_survive_are_suspects(residual_db, verdict):
 
 def test_frequent_and_common_words_are_no_suspects(residual_db, verdict):
     suspects = _suspects(verdict)
-    # written by k authors
+    # written by k authors, but two of them in one class and the third in the other: within each
+    # class it singles its writers out, a suspect for all three (counted in their class)
     assert "quuxberry" in _released(residual_db, 3).lower()
-    assert "quuxberry" not in suspects
+    con = duckdb.connect(residual_db, read_only=True)
+    classes = dict(rows(con, "SELECT DISTINCT person, partition_id FROM rx.audit"))
+    con.close()
+    assert classes[2] == classes[4] != classes[3]
+    assert suspects["quuxberry"] == {2, 3, 4}
+    assert {(r[3], r[2]) for r in verdict.suspects if r[1] == "quuxberry"} == {(2, 2), (4, 2), (3, 1)}
     # a common word that one author alone writes
     assert "garden" in _released(residual_db, 6) and "garden" in common_words("en")
     assert "garden" not in suspects
@@ -173,6 +179,25 @@ def test_a_sequence_of_the_rows_values_is_no_suspect(residual_db, tmp_path):
     v = verify(con)
     con.close()
     assert _suspects(v, "sequence")["science student"] == {1}
+
+
+def test_a_token_that_k_persons_of_the_class_write_is_no_suspect(residual_db, tmp_path):
+    """Counted in the class: "blorptastic" in the texts of the k persons of one class passes; in
+    those of k persons of two classes it is a suspect of each."""
+    db = str(tmp_path / "classes.duckdb")
+    shutil.copy(residual_db, db)
+    con = duckdb.connect(db)
+    classes = dict(rows(con, "SELECT DISTINCT person, partition_id FROM rx.audit"))
+    one = sorted(p for p in classes if classes[p] == classes[1])
+    assert len(one) == K
+    other = next(p for p in classes if classes[p] != classes[1])
+    for name in ("dataset", "audit"):
+        con.execute(f"UPDATE rx.{name} SET text = text || ' Blorptastic.' WHERE person IN ?", [one])
+        con.execute(f"UPDATE rx.{name} SET text = text || ' Zwonkish.' WHERE person IN ?", [[*one[:K - 1], other]])
+    suspects = _suspects(verify(con))
+    con.close()
+    assert "blorptastic" not in suspects
+    assert suspects["zwonkish"] == {*one[:K - 1], other}
 
 
 def test_tokens_no_original_text_holds_are_no_suspects(residual_db, tmp_path):
