@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import html
 import re
 
 import pyarrow as pa
@@ -47,6 +48,10 @@ _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 # "american": every one the guard dropped on the Presidio set and the lower-cased hotel reviews),
 # and a nationality is a quasi-identifier.
 _COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT", "MISC"})
+# Everyday words: a span of them written in lower case names no one (`_everyday_lower`). Above
+# the common words' Zipf 3.5 ("hyatt" 3.17 is no common word; "hilton" 3.6 is one, and a hotel's
+# name): words most writers use every day ("haha" 4.5, "kinda" 4.6, "lol" 5.1).
+EVERYDAY_ZIPF = 4.5
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
@@ -151,15 +156,73 @@ def _function_words(lang: str, stop_words: frozenset[str]) -> frozenset[str]:
     return frozenset(common_words(lang, FREQUENT_ZIPF)) | frozenset(pieces)
 
 
+def _read(text: str, start: int, term: str) -> str:
+    """What a span says, for the guards: its HTML character references written out ("&nbsp" of
+    "it.&nbsp" is a space, "&amp" an ampersand: the model tags the markup's words, "nbsp", as an
+    ORG), and its mis-decoded text repaired (ftfy) over the whole run without white space that it
+    cuts ("Iâ" of "Iâ€™m" says "I'm"). The stored text is not changed."""
+    end = start + len(term)
+    a, b = start, end
+    if not term.isascii():
+        while a > 0 and start - a < _READ_REACH and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and b - end < _READ_REACH and not text[b].isspace():
+            b += 1
+    if a > 0 and text[a - 1] == "&":
+        a -= 1
+    if "&" in text[a:b]:
+        while b < len(text) and b - end < _READ_REACH and (text[b].isalnum() or text[b] in "#;"):
+            b += 1
+    piece = text[a:b]
+    read = html.unescape(piece) if "&" in piece else piece
+    return read if read.isascii() else fix_text(read)
+
+
+# HTML character references at a span's ends, with the punctuation beside them ("Paris.&nbsp;").
+_HEAD_REFERENCES = re.compile(r"^(?:[^\w&]*&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?)+")
+_TAIL_REFERENCES = re.compile(r"(?:[^\w&]*&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?)+[^\w&]*$")
+
+
+def _only_references(piece: str) -> bool:
+    read = html.unescape(piece)
+    return read != piece and not any(c.isalnum() for c in read)
+
+
+def _without_references(term: str) -> tuple[int, int]:
+    """The span's start and end within `term` without the HTML character references at its ends
+    ("Paris.&nbsp;&nbsp" is "Paris"), where they are references that say no letter or digit
+    (html.unescape: "&copy;" is one, "&T" of "AT&T" none, "&copyright" is "©right")."""
+    a, b = 0, len(term)
+    if "&" not in term:
+        return a, b
+    head = _HEAD_REFERENCES.match(term)
+    if head and _only_references(head.group()) and head.end() < b:
+        a = head.end()
+    tail = _TAIL_REFERENCES.search(term, a)
+    if tail and _only_references(tail.group()) and tail.start() > a:
+        b = tail.start()
+    return a, b
+
+
+# How far `_read` looks beyond a span for the rest of a mis-decoded run or a character reference
+# ("â€™m", "nbsp;").
+_READ_REACH = 8
+
+
+def _says_nothing(read: str) -> bool:
+    """No word of two letters or more and no digit: a character reference ("&nbsp"), a piece of
+    mis-decoded text ("å", "æ"), punctuation. Such a span names no one, whatever its label."""
+    return not any(sum(c.isalpha() for c in w) >= 2 or any(c.isdigit() for c in w) for w in re.findall(r"\w+", read))
+
+
 def _names_no_one(text: str, start: int, term: str, function: frozenset[str], names: frozenset[str]) -> bool:
     """A span made only of function words ("I", "a", "I'm", "us", "time", "it's"), none written as
     a name: a known name with a capital that does not begin a sentence ("ask Will", "Hope said"),
     or an acronym of two letters or more ("the US"). The small model tags such spans here and
-    there, and each would make the word a term in all its writer's texts."""
-    # (mis-decoded text is read as what it says: "Iâ€™m", UTF-8 read as cp1252, and "I\x92m", cp1252
-    # read as Latin-1, are "I'm"; on the blog sample the model's "Im" of "I\x92m" as an ORG became,
-    # by propagation, 6,064 [ORG]s of "I'm")
-    fixed = term if term.isascii() else fix_text(term)
+    there, and each would make the word a term in all its writer's texts. The span is read as
+    it says (`_read`): on the blog sample the model's "Im" of "I\x92m" as an ORG became, by
+    propagation, 6,064 [ORG]s of "I'm", and "it.&nbsp" (an ORG 162 times) is "it."."""
+    fixed = _read(text, start, term)
     words = list(re.finditer(r"\w+", fixed))
     if not words or any(m.group().lower() not in function for m in words):
         return False
@@ -167,6 +230,22 @@ def _names_no_one(text: str, start: int, term: str, function: frozenset[str], na
     return not any(len(w) >= 2 and w.isupper()
                    or w[:1].isupper() and w.lower() in names and not _sentence_initial(text, at(m))
                    for m in words for w in [m.group()])
+
+
+def _everyday_lower(text: str, start: int, term: str, label: str, everyday: frozenset[str],
+                    names: dict[str, frozenset[str]]) -> bool:
+    """A span of a label that names something, written all in lower case, whose every word is an
+    everyday word of the language (`EVERYDAY_ZIPF`: "haha", "kinda", "lol", "the way") and none a
+    known name of the label ("bush", "paris" stay). The form that identifies is the name's:
+    the model tags such words here and there in chat and blog text, and each tag made the word a
+    term in all its writer's texts. (`_common_lower` leaves a common word the tagger reads as a
+    proper noun to the model; an everyday word it does not.)"""
+    if label not in _COMMON_WORD_LABELS:
+        return False
+    read = _read(text, start, term)
+    words = re.findall(r"\w+", read)
+    return bool(words) and read == read.lower() and all(w in everyday for w in words) \
+        and not any(w in names.get(label, ()) for w in words)
 
 
 def _suspicious(text: str, ent, label: str | None = None) -> bool:
@@ -330,7 +409,10 @@ class Recognizer:
     proper noun ("family" PRODUCT goes, "michael" PERSON and "london" GPE stay).
 
     With the common-word guard, a span made only of the language's function words is dropped too,
-    whatever its label, unless one of them is written as a name (`_names_no_one`).
+    whatever its label, unless one of them is written as a name (`_names_no_one`), and so is a
+    name-like span of everyday words written in lower case (`_everyday_lower`). A span that says
+    nothing once its character references and mis-decoded text are read (`_read`: "&nbsp", "è")
+    is no span.
 
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
 
@@ -357,6 +439,8 @@ class Recognizer:
         self.common = _common_set(self.nlp.lang) if common_word_guard else None
         self.names = _known_names(self.nlp.lang) if common_word_guard else {}
         self.function = (_function_words(self.nlp.lang, frozenset(self.nlp.Defaults.stop_words))
+                         if common_word_guard else frozenset())
+        self.everyday = (frozenset(common_words(self.nlp.lang, EVERYDAY_ZIPF)) | self.function
                          if common_word_guard else frozenset())
         self.allow = frozenset(allow_key(a) for a in allow)
 
@@ -445,10 +529,16 @@ class Recognizer:
                     continue
                 if self.function and _names_no_one(text, e.start_char, term, self.function, self.names["PERSON"]):
                     continue
-                # (a name has a word of two letters or more: "å", "æ" of mis-decoded text are none)
-                if label in _NAME_LABELS and not any(sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", term)):
+                if self.everyday and _everyday_lower(text, e.start_char, term, label, self.everyday, self.names):
                     continue
-                spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
+                # (a name has a word of two letters or more: "å", "æ" of mis-decoded text and the
+                # "nbsp" of "&nbsp" are none; nor is a span of another label with no digit either)
+                read = _read(text, e.start_char, term)
+                if _says_nothing(read) or label in _NAME_LABELS and not any(
+                        sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+                    continue
+                a, b = _without_references(term)
+                spans.append(Span(e.start_char + a, e.start_char + b, term[a:b], label, "ner"))
             out.append(spans)
         return out
 
