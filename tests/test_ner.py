@@ -185,3 +185,49 @@ def test_a_date_of_spacy_that_holds_a_rule_date_wins():
     ner = [Span(0, 22, "May 14, 2004, a Friday", "DATE", "ner"), Span(30, 34, "5/14", "CARDINAL", "ner")]
     rules = [Span(0, 12, "May 14, 2004", "DATE", "rule"), Span(30, 34, "5/14", "DATE", "rule")]
     assert merge(ner, rules) == [ner[0], rules[1]]
+
+
+@pytest.mark.parametrize("text, term, says", [
+    ("thats it.&nbsp; However", "it.&nbsp", "it.\u00a0"),       # an HTML character reference
+    ("x &nbsp; y", "nbsp", "\u00a0"),                           # the model's span without its "&"
+    ("Well Iâ€™m here.", "Iâ", "I'm"),                         # the whole mis-decoded run
+    ("AT&T called", "AT&T", "AT&T"),                            # no reference
+])
+def test_a_span_is_read_as_it_says(text, term, says):
+    import udfs.ner as ner
+    assert ner._read(text, text.index(term), term) == says
+
+
+@pytest.mark.parametrize("term, kept", [
+    ("Paris.&nbsp;&nbsp", "Paris"), ("&nbsp;Kyle", "Kyle"), ("Smith&#8217;", "Smith"), ("AT&T", "AT&T"),
+    ("Tom &amp; Jerry", "Tom &amp; Jerry"), ("Ben&copyright", "Ben&copyright")])
+def test_character_references_at_a_spans_ends_are_cut_off(term, kept):
+    import udfs.ner as ner
+    a, b = ner._without_references(term)
+    assert term[a:b] == kept
+
+
+@pytest.mark.parametrize("text, term, label, dropped", [
+    ("haha that was fun", "haha", "PERSON", True), ("it was kinda cold", "kinda", "GPE", True),
+    ("lol ok", "lol", "ORG", True), ("we went to paris", "paris", "GPE", False),   # a known place
+    ("with bush and me", "bush", "PERSON", False),                                  # a known name
+    ("at the hilton", "hilton", "ORG", False),              # a common word, but no everyday one
+    ("we met Haha there", "Haha", "PERSON", False),         # written as a name
+    ("the french way", "french", "NORP", False)])           # a nationality (see _COMMON_WORD_LABELS)
+def test_a_lower_case_span_of_everyday_words_names_no_one(text, term, label, dropped):
+    import udfs.ner as ner
+    from rxanon_sql.common_words import common_words
+    everyday = frozenset(common_words("en", ner.EVERYDAY_ZIPF))
+    names = ner._known_names("en")
+    assert ner._everyday_lower(text, text.index(term), term, label, everyday, names) is dropped
+
+
+def test_markup_and_mis_decoded_pieces_are_no_spans():
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([
+        {"label": "ORG", "pattern": [{"TEXT": "&"}, {"TEXT": "nbsp"}]}, {"label": "MONEY", "pattern": "è"},
+        {"label": "GPE", "pattern": [{"TEXT": "Paris.&nbsp"}]}])
+    text = "We flew to Paris.&nbsp; It cost è and more &nbsp; there."
+    found = [(s.term, s.label) for s in Recognizer(nlp=nlp).entities([text])[0]]
+    assert found == [("Paris", "GPE")], found
