@@ -188,20 +188,23 @@ def _only_references(piece: str) -> bool:
     return read != piece and not any(c.isalnum() for c in read)
 
 
-def _without_references(term: str) -> tuple[int, int]:
-    """The span's start and end within `term` without the HTML character references at its ends
-    ("Paris.&nbsp;&nbsp" is "Paris"), where they are references that say no letter or digit
-    (html.unescape: "&copy;" is one, "&T" of "AT&T" none, "&copyright" is "©right")."""
-    a, b = 0, len(term)
+def _without_references(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span text[start:end] without the HTML character references at its ends ("Paris.&nbsp;&nbsp"
+    is "Paris"; a span that begins just after a reference's "&", as the model cuts "nbsp;Kyle",
+    is "Kyle"), where they are references that say no letter or digit (html.unescape: "&copy;" is
+    one, "&T" of "AT&T" none, "&copyright" is "©right")."""
+    lead = 1 if start > 0 and text[start - 1] == "&" else 0
+    term = text[start - lead:end]
+    a, b = lead, len(term)
     if "&" not in term:
-        return a, b
+        return start, end
     head = _HEAD_REFERENCES.match(term)
-    if head and _only_references(head.group()) and head.end() < b:
+    if head and _only_references(head.group()) and lead < head.end() < b:
         a = head.end()
     tail = _TAIL_REFERENCES.search(term, a)
     if tail and _only_references(tail.group()) and tail.start() > a:
         b = tail.start()
-    return a, b
+    return start - lead + a, start - lead + b
 
 
 # How far `_read` looks beyond a span for the rest of a mis-decoded run or a character reference
@@ -537,8 +540,7 @@ class Recognizer:
                 if _says_nothing(read) or label in _NAME_LABELS and not any(
                         sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
                     continue
-                a, b = _without_references(term)
-                spans.append(Span(e.start_char + a, e.start_char + b, term[a:b], label, "ner"))
+                spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
             out.append(spans)
         return out
 
@@ -568,13 +570,27 @@ class Recognizer:
             spans = merge(ner, rules) if t else []
             if c.starts is not None:
                 spans = [Span(a, b, t[a:b], s.label, s.source) for s in spans for a, b in [c.span(s.start, s.end)]]
-                if self.function:
-                    # (the model read the cleaned text, "Im" of "I\x92m"; the function-word guard reads
-                    # the stored one, as the leak check does: "I\x92m" is "I'm")
-                    spans = [s for s in spans if s.source != "ner" or not _names_no_one(
-                        t, s.start, s.term, self.function, self.names["PERSON"])]
+            # (the model read pieces of the cleaned text, "Im" of "I\x92m", or "nbsp;&nbsp" where a
+            # piece begins after the "&"; the guards read each span again in the stored text, as
+            # the leak check does: "I\x92m" is "I'm", "&nbsp;&nbsp" a space)
+            spans = [r for r in (self._settled(t, s) for s in spans) if r is not None]
             out.append(spans)
         return out
+
+    def _settled(self, text: str, s: Span) -> Span | None:
+        """A span of the model in the stored text, without the character references at its ends;
+        None where it says nothing or, with the common-word guard, names no one."""
+        if s.source != "ner":
+            return s
+        a, b = _without_references(text, s.start, s.end)
+        term = text[a:b]
+        read = _read(text, a, term)
+        if _says_nothing(read) or s.label in _NAME_LABELS and not any(
+                sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+            return None
+        if self.function and _names_no_one(text, a, term, self.function, self.names["PERSON"]):
+            return None
+        return s if (a, b) == (s.start, s.end) else Span(a, b, term, s.label, s.source)
 
     def arrow(self, texts: pa.Array) -> pa.Array:
         rows = self.entities(texts.to_pylist())
