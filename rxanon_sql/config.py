@@ -202,10 +202,11 @@ class Config:
             # function words or, of a name's label, without a word of two letters; 9 reads a span's
             # mis-decoded text as what it says for the function-word guard; 10 reads HTML character
             # references ("&nbsp") and whole mis-decoded runs ("Iâ€™m"), drops spans that say
-            # nothing and lower-case spans of everyday words; "recognizers": each
+            # nothing and lower-case spans of everyday words (11: unless beside a span of their
+            # label, "dr." of "dr. hurst"); "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
-            "guard": self.vague_temporal_guard, "rules": 10, "recognizers": recognizer_registry(),
+            "guard": self.vague_temporal_guard, "rules": 11, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint

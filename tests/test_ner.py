@@ -225,6 +225,18 @@ def test_a_lower_case_span_of_everyday_words_names_no_one(text, term, label, dro
     assert ner._everyday_lower(text, text.index(term), term, label, everyday, names) is dropped
 
 
+def test_a_lower_case_title_beside_a_name_stays():
+    # (Presidio's PII sentences: the model tags "dr." and "hurst" as two PERSON spans; "dr" is an
+    # everyday word, but here a part of the name)
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "dr."}, {"label": "PERSON", "pattern": "hurst"},
+                                                {"label": "ORG", "pattern": "lol"}])
+    found = [s.term for s in Recognizer(nlp=nlp).entities(["dr. hurst is a 50 year old man, lol."])[0]
+             if s.label in ("PERSON", "ORG")]
+    assert found == ["dr.", "hurst"], found
+
+
 def test_markup_and_mis_decoded_pieces_are_no_spans():
     import spacy
     nlp = spacy.blank("en")

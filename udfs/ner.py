@@ -235,6 +235,20 @@ def _names_no_one(text: str, start: int, term: str, function: frozenset[str], na
                    for m in words for w in [m.group()])
 
 
+def _beside_same_label(text: str, ents, j: int, labels: dict) -> bool:
+    """Whether entity j of a doc's entities stands right beside another of its label, with nothing
+    but white space and punctuation between them: a title or part of one name that the model cut
+    in two ("dr." and "hurst" of "dr. hurst", both PERSON)."""
+    e = ents[j]
+    label = labels.get(e.label_, e.label_)
+    for k in (j - 1, j + 1):
+        if 0 <= k < len(ents) and labels.get(ents[k].label_, ents[k].label_) == label:
+            a, b = sorted(((e.start_char, e.end_char), (ents[k].start_char, ents[k].end_char)))
+            if not re.search(r"\w", text[a[1]:b[0]]) and len(text[a[1]:b[0]]) <= 3:
+                return True
+    return False
+
+
 def _everyday_lower(text: str, start: int, term: str, label: str, everyday: frozenset[str],
                     names: dict[str, frozenset[str]]) -> bool:
     """A span of a label that names something, written all in lower case, whose every word is an
@@ -523,7 +537,7 @@ class Recognizer:
         out = []
         for i, (text, es) in enumerate(zip(texts, ents)):
             spans = []
-            for e in es:
+            for j, e in enumerate(es):
                 label = self.labels.get(e.label_, e.label_)
                 term = text[e.start_char:e.end_char]
                 if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
@@ -532,7 +546,8 @@ class Recognizer:
                     continue
                 if self.function and _names_no_one(text, e.start_char, term, self.function, self.names["PERSON"]):
                     continue
-                if self.everyday and _everyday_lower(text, e.start_char, term, label, self.everyday, self.names):
+                if self.everyday and _everyday_lower(text, e.start_char, term, label, self.everyday, self.names) \
+                        and not _beside_same_label(text, es, j, self.labels):
                     continue
                 # (a name has a word of two letters or more: "å", "æ" of mis-decoded text and the
                 # "nbsp" of "&nbsp" are none; nor is a span of another label with no digit either)
