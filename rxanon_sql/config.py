@@ -203,10 +203,11 @@ class Config:
             # mis-decoded text as what it says for the function-word guard; 10 reads HTML character
             # references ("&nbsp") and whole mis-decoded runs ("Iâ€™m"), drops spans that say
             # nothing and lower-case spans of everyday words (11: unless beside a span of their
-            # label, "dr." of "dr. hurst"); "recognizers": each
+            # label, "dr." of "dr. hurst"); 12 reads a span alone too for what it says, and no
+            # longer cuts references off its ends; "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
-            "guard": self.vague_temporal_guard, "rules": 11, "recognizers": recognizer_registry(),
+            "guard": self.vague_temporal_guard, "rules": 12, "recognizers": recognizer_registry(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         from .labels import label_scheme_fingerprint

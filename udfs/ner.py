@@ -178,35 +178,6 @@ def _read(text: str, start: int, term: str) -> str:
     return read if read.isascii() else fix_text(read)
 
 
-# HTML character references at a span's ends, with the punctuation beside them ("Paris.&nbsp;").
-_HEAD_REFERENCES = re.compile(r"^(?:[^\w&]*&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?)+")
-_TAIL_REFERENCES = re.compile(r"(?:[^\w&]*&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);?)+[^\w&]*$")
-
-
-def _only_references(piece: str) -> bool:
-    read = html.unescape(piece)
-    return read != piece and not any(c.isalnum() for c in read)
-
-
-def _without_references(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span text[start:end] without the HTML character references at its ends ("Paris.&nbsp;&nbsp"
-    is "Paris"; a span that begins just after a reference's "&", as the model cuts "nbsp;Kyle",
-    is "Kyle"), where they are references that say no letter or digit (html.unescape: "&copy;" is
-    one, "&T" of "AT&T" none, "&copyright" is "©right")."""
-    lead = 1 if start > 0 and text[start - 1] == "&" else 0
-    term = text[start - lead:end]
-    a, b = lead, len(term)
-    if "&" not in term:
-        return start, end
-    head = _HEAD_REFERENCES.match(term)
-    if head and _only_references(head.group()) and lead < head.end() < b:
-        a = head.end()
-    tail = _TAIL_REFERENCES.search(term, a)
-    if tail and _only_references(tail.group()) and tail.start() > a:
-        b = tail.start()
-    return start - lead + a, start - lead + b
-
-
 # How far `_read` looks beyond a span for the rest of a mis-decoded run or a character reference
 # ("â€™m", "nbsp;").
 _READ_REACH = 8
@@ -216,6 +187,19 @@ def _says_nothing(read: str) -> bool:
     """No word of two letters or more and no digit: a character reference ("&nbsp"), a piece of
     mis-decoded text ("å", "æ"), punctuation. Such a span names no one, whatever its label."""
     return not any(sum(c.isalpha() for c in w) >= 2 or any(c.isdigit() for c in w) for w in re.findall(r"\w+", read))
+
+
+def _says_nothing_here(text: str, start: int, term: str, label: str) -> bool:
+    """A span that says nothing (`_says_nothing`), read alone or with the rest of the run it cuts
+    (`_read`: "&nbsp", "è", the "¦" of "â€¦", a mis-decoded ellipsis); of a label that names
+    something, one without a word of two letters or more ("å", "æ")."""
+    alone = html.unescape(term) if "&" in term else term
+    alone = alone if alone.isascii() else fix_text(alone)
+    for read in (alone, _read(text, start, term)):
+        if _says_nothing(read) or label in _NAME_LABELS and not any(
+                sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+            return True
+    return False
 
 
 def _names_no_one(text: str, start: int, term: str, function: frozenset[str], names: frozenset[str]) -> bool:
@@ -428,8 +412,8 @@ class Recognizer:
     With the common-word guard, a span made only of the language's function words is dropped too,
     whatever its label, unless one of them is written as a name (`_names_no_one`), and so is a
     name-like span of everyday words written in lower case (`_everyday_lower`). A span that says
-    nothing once its character references and mis-decoded text are read (`_read`: "&nbsp", "è")
-    is no span.
+    nothing once its character references and mis-decoded text are read (`_says_nothing_here`:
+    "&nbsp", "è") is no span.
 
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
 
@@ -549,11 +533,7 @@ class Recognizer:
                 if self.everyday and _everyday_lower(text, e.start_char, term, label, self.everyday, self.names) \
                         and not _beside_same_label(text, es, j, self.labels):
                     continue
-                # (a name has a word of two letters or more: "å", "æ" of mis-decoded text and the
-                # "nbsp" of "&nbsp" are none; nor is a span of another label with no digit either)
-                read = _read(text, e.start_char, term)
-                if _says_nothing(read) or label in _NAME_LABELS and not any(
-                        sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+                if _says_nothing_here(text, e.start_char, term, label):
                     continue
                 spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
             out.append(spans)
@@ -593,19 +573,15 @@ class Recognizer:
         return out
 
     def _settled(self, text: str, s: Span) -> Span | None:
-        """A span of the model in the stored text, without the character references at its ends;
-        None where it says nothing or, with the common-word guard, names no one."""
+        """A span of the model as the stored text has it; None where it says nothing or, with the
+        common-word guard, names no one."""
         if s.source != "ner":
             return s
-        a, b = _without_references(text, s.start, s.end)
-        term = text[a:b]
-        read = _read(text, a, term)
-        if _says_nothing(read) or s.label in _NAME_LABELS and not any(
-                sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+        if _says_nothing_here(text, s.start, s.term, s.label):
             return None
-        if self.function and _names_no_one(text, a, term, self.function, self.names["PERSON"]):
+        if self.function and _names_no_one(text, s.start, s.term, self.function, self.names["PERSON"]):
             return None
-        return s if (a, b) == (s.start, s.end) else Span(a, b, term, s.label, s.source)
+        return s
 
     def arrow(self, texts: pa.Array) -> pa.Array:
         rows = self.entities(texts.to_pylist())
