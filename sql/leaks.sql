@@ -42,7 +42,7 @@ found AS MATERIALIZED (
     JOIN leak_needles AS n ON n.person = p.person
     CROSS JOIN unnest(rx_find_texts(p.items, n.needles)) AS u(m)
 ),
--- A surface of common words only counts where it is written as a name ("Hope" goes, "hope"
+-- A surface of everyday words only counts where it is written as a name ("Hope" goes, "hope"
 -- stays: propagate.sql), unless its person had it tagged, or as a direct identifier's value, in
 -- another form (rx.any_case, by key) or it is a direct identifier's value of theirs. Written
 -- otherwise, it is no leak. The test is propagation's own (rx_written_as_name), so that the
@@ -53,7 +53,7 @@ name_form_needles AS (
     CROSS JOIN unnest(regexp_extract_all(t.norm, '[\pL\pN_]+')) AS w(word)
     WHERE (t.person, t.norm) NOT IN (SELECT person, norm FROM rx.person_identifier_values)
     GROUP BY t.person, t.norm
-    HAVING bool_and(w.word IN (SELECT word FROM rx.common_words))
+    HAVING bool_and(w.word IN (SELECT word FROM rx.everyday_words))
        AND (t.person, rx_key(t.norm)) NOT IN (SELECT person, key FROM rx.any_case)
 ),
 hits AS (

@@ -82,8 +82,9 @@ WHERE n.corpus AND (m.capital OR NOT n.cased)
 UNION
 SELECT person, norm FROM own_surfaces;
 
--- Propagation follows the form that identifies: a cased surface (every word a common word:
--- "Hope", "US", "Bush", "Love") counts only where it is written as a name (every word
+-- Propagation follows the form that identifies: a surface of everyday words (every word of
+-- Zipf 4.5 or more: "Hope", "US", "Love", "Summer"; not "Ben" or "Kyle", which a lower-case
+-- writer may mean as names) counts only where it is written as a name (every word
 -- capitalised, rx_written_as_name; a sentence's first word too, which may be a name), except
 -- for a person who had it tagged, or as a direct identifier's value, in another form
 -- (rx.any_case): a writer whose tagged "paris" or "kyle" is lower case writes names that way,
@@ -100,7 +101,12 @@ FROM (SELECT person, norm
       WHERE source = 'identifier' OR (label IN (SELECT label FROM rx.labels) AND NOT rx_written_as_name(term))) AS f;
 
 CREATE OR REPLACE TEMP TABLE cased_keys AS
-SELECT norm, rx_key(norm) AS key FROM corpus_needles WHERE cased;
+SELECT n.norm, rx_key(n.norm) AS key
+FROM corpus_needles AS n
+CROSS JOIN unnest(regexp_extract_all(n.norm, '[\pL\pN_]+')) AS w(word)
+WHERE n.cased
+GROUP BY n.norm
+HAVING bool_and(w.word IN (SELECT word FROM rx.everyday_words));
 
 -- The matches that count; the overlaps among them are resolved next (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE counted_matches AS

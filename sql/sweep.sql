@@ -53,7 +53,7 @@ glued AS (
     -- propagate.sql, leaks.sql)
     WHERE rx_written_as_name(substring(t.text, u.m.start_pos + 1, u.m.end_pos - u.m.start_pos))
        OR (t.person, rx_key(u.m.needle)) IN (SELECT person, key FROM rx.any_case)
-       OR NOT (SELECT bool_and(x.word IN (SELECT word FROM rx.common_words))
+       OR NOT (SELECT bool_and(x.word IN (SELECT word FROM rx.everyday_words))
                FROM unnest(regexp_extract_all(u.m.needle, '[\pL\pN_]+')) AS x(word))
 ),
 bare AS (

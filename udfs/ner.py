@@ -18,7 +18,7 @@ import re
 import pyarrow as pa
 from ftfy import fix_text
 
-from rxanon_sql.common_words import DEFAULT_ZIPF, FREQUENT_ZIPF, common_words, name_words
+from rxanon_sql.common_words import DEFAULT_ZIPF, EVERYDAY_ZIPF, FREQUENT_ZIPF, common_words, name_words
 from rxanon_sql.errors import PipelineNotFound
 
 from .glue import clean
@@ -48,10 +48,6 @@ _PROPER_TAGS = frozenset({"NNP", "NNPS"})
 # "american": every one the guard dropped on the Presidio set and the lower-cased hotel reviews),
 # and a nationality is a quasi-identifier.
 _COMMON_WORD_LABELS = frozenset({"PERSON", "ORG", "PRODUCT", "FAC", "LOC", "GPE", "WORK_OF_ART", "EVENT", "MISC"})
-# Everyday words: a span of them written in lower case names no one (`_everyday_lower`). Above
-# the common words' Zipf 3.5 ("hyatt" 3.17 is no common word; "hilton" 3.6 is one, and a hotel's
-# name): words most writers use every day ("haha" 4.5, "kinda" 4.6, "lol" 5.1).
-EVERYDAY_ZIPF = 4.5
 # Characters after which a word is capitalised because a sentence starts, not because it is a name.
 _SENTENCE_END = frozenset(".!?…\n\r\"“”‘’'(«»-–—:;")
 
