@@ -10,11 +10,12 @@ import re
 
 import numpy as np
 import pyarrow as pa
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 from helpers import rows
-from rxanon_sql.verify import verify
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from test_k2_terms import released, run
+
+from rxanon_sql.verify import verify
 from udfs.corpus import CorpusSearcher, written_as_name
 
 
