@@ -107,14 +107,27 @@ def name_words(lang: str) -> tuple[str, ...]:
 # 5.5 and above; "george" is 5.04) is not taken for a name on its own.
 FREQUENT_ZIPF = 5.5
 
+# Everyday words: what most writers use every day ("love" 5.8, "really" 6.2, "haha" 4.5; not
+# "bush" 4.49). A surface of them counts only where written as a name (propagate.sql; a first or
+# last name only if it is one of the most frequent words: register_vocabulary), and a lower-case
+# span of them that the model tagged is none unless a known name of its label (udfs/ner.py).
+EVERYDAY_ZIPF = 4.5
+
 
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
                         dictionary_zipf: float | None = None) -> None:
-    """`<schema>.common_words(word)`, `<schema>.frequent_words(word)` and `<schema>.name_words(word)`
-    for the run's language, and `<schema>.dictionary_words(word)` (the words from
-    `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default the common words)."""
+    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)`, `<schema>.frequent_words(word)`
+    and `<schema>.name_words(word)` for the run's language, and `<schema>.dictionary_words(word)`
+    (the words from `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default
+    the common words)."""
     _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
-    _register(con, table("frequent_words", schema).sql("duckdb"), common_words(lang, max(zipf, FREQUENT_ZIPF)))
+    frequent = common_words(lang, max(zipf, FREQUENT_ZIPF))
+    names = frozenset(name_words(lang))
+    # (a first or last name is an everyday word only if it is one of the most frequent words,
+    # "will", "may"; "hope", "ben", "george" are not: a lower-case writer may mean the name)
+    everyday = tuple(w for w in common_words(lang, max(zipf, EVERYDAY_ZIPF)) if w not in names or w in set(frequent))
+    _register(con, table("everyday_words", schema).sql("duckdb"), everyday)
+    _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
     _register(con, table("dictionary_words", schema).sql("duckdb"),
               common_words(lang, zipf if dictionary_zipf is None else dictionary_zipf))

@@ -279,10 +279,15 @@ class Config:
             # and leaves long stretches without a letter or digit out of NER; 8 leaves out long
             # stretches of the most frequent words in lower case, and drops spans made only of
             # function words or, of a name's label, without a word of two letters; 9 reads a span's
-            # mis-decoded text as what it says for the function-word guard; "recognizers": each
+            # mis-decoded text as what it says for the function-word guard; 10 reads HTML character
+            # references ("&nbsp") and whole mis-decoded runs ("Iâ€™m"), drops spans that say
+            # nothing and lower-case spans of everyday words (11: unless beside a span of their
+            # label, "dr." of "dr. hurst"); 12 reads a span alone too for what it says, and no
+            # longer cuts references off its ends; 13 takes a rule hit that loses to an overlapping
+            # one but reaches past it into the winner; "recognizers": each
             # registered rule recognizer and its version, so that one added, removed or changed is
             # a new key)
-            "guard": self.vague_temporal_guard, "rules": 9, "recognizers": recognizers.fingerprint(),
+            "guard": self.vague_temporal_guard, "rules": 13, "recognizers": recognizers.fingerprint(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
         scheme = label_scheme_fingerprint(self)

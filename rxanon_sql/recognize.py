@@ -26,7 +26,7 @@ from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
 from udfs.rules import RuleRecognizer
-from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow
+from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
 from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
@@ -170,8 +170,13 @@ def build_texts(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
 
 
 def register_find_texts(con: duckdb.DuckDBPyConnection) -> None:
-    """rx_find_texts(items, needles): rx_find over a group of texts that share their needles."""
+    """rx_find_texts(items, needles): rx_find over a group of texts that share their needles;
+    rx_written_as_name(surface): whether a found surface is written as a name, and rx_key(norm):
+    the automaton's key of a norm (udfs/corpus.py), for the surfaces that count only where written
+    as a name (propagate.sql, leaks.sql, sweep.sql)."""
     replace_function(con, "rx_find_texts", find_texts_arrow, [ITEMS_SQL_TYPE, "VARCHAR[]"], TEXT_MATCH_SQL_TYPE)
+    replace_function(con, "rx_written_as_name", written_as_name, ["VARCHAR"], "BOOLEAN")
+    replace_function(con, "rx_key", key_arrow, ["VARCHAR"], "VARCHAR")
 
 
 def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:

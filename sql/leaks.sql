@@ -4,7 +4,9 @@
 -- place) or of a longer term left as written ("Jo" inside a kept "Jo Ann" that the whole
 -- partition shares) is not the suppressed term.
 -- A surface the person shows anyway (shown_terms.sql) is no leak, whatever label another
--- occurrence of it had ("the " before a generalized "Houston" reads the same).
+-- occurrence of it had ("the " before a generalized "Houston" reads the same); nor is a surface
+-- of common words written otherwise than as a name ("hope" beside a suppressed "Hope":
+-- propagate.sql).
 -- The same search finds the direct-identifier values searched only in their own person's texts
 -- (rx.person_identifier_values: "lw", "48"), which identifier_leaks.sql counts from leak_hits: a
 -- value written out outside a replacement ("48" of a recoded "[48-52]" is none).
@@ -40,10 +42,27 @@ found AS MATERIALIZED (
     JOIN leak_needles AS n ON n.person = p.person
     CROSS JOIN unnest(rx_find_texts(p.items, n.needles)) AS u(m)
 ),
+-- A surface of everyday words only counts where it is written as a name ("Hope" goes, "hope"
+-- stays: propagate.sql), unless its person had it tagged, or as a direct identifier's value, in
+-- another form (rx.any_case, by key) or it is a direct identifier's value of theirs. Written
+-- otherwise, it is no leak. The test is propagation's own (rx_written_as_name), so that the
+-- check passes what propagation leaves and nothing else.
+name_form_needles AS (
+    SELECT t.person, t.norm
+    FROM term_needles AS t
+    CROSS JOIN unnest(regexp_extract_all(t.norm, '[\pL\pN_]+')) AS w(word)
+    WHERE (t.person, t.norm) NOT IN (SELECT person, norm FROM rx.person_identifier_values)
+    GROUP BY t.person, t.norm
+    HAVING bool_and(w.word IN (SELECT word FROM rx.everyday_words))
+       AND (t.person, rx_key(t.norm)) NOT IN (SELECT person, key FROM rx.any_case)
+),
 hits AS (
     SELECT t.row_id, t.person, t.attribute, f.start_pos, f.end_pos, f.needle
     FROM found AS f
     JOIN person_texts AS t ON t.text_id = f.text_id
+    LEFT JOIN name_form_needles AS n ON n.person = t.person AND n.norm = f.needle
+    WHERE CASE WHEN n.norm IS NULL THEN true
+               ELSE rx_written_as_name(substring(t.text, f.start_pos + 1, f.end_pos - f.start_pos)) END
 )
 SELECT h.*,
        (h.person, h.needle) IN (SELECT person, norm FROM term_needles) AS replaced_term,

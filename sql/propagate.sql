@@ -69,9 +69,7 @@ FROM (SELECT text_id, person, unnest(rx_find_corpus(text)) AS m FROM rx.texts) A
 -- (A capitalised run of the rare guard stays a needle however many persons write it: it is kept
 -- where the partition shares it, corpus_needles.sql.)
 
--- A cased needle is a person's where that person writes it with a capital or had it tagged; from
--- then on it is that person's in any case, as a tagged surface always was (a person's "Room"
--- suppressed while their "room" stays would give the term away).
+-- A cased needle is a person's where that person writes it with a capital or had it tagged.
 CREATE OR REPLACE TEMP TABLE person_needles AS
 SELECT DISTINCT m.person, m.needle AS norm
 FROM corpus_matches AS m
@@ -80,11 +78,39 @@ WHERE n.corpus AND (m.capital OR NOT n.cased)
 UNION
 SELECT person, norm FROM own_surfaces;
 
+-- Propagation follows the form that identifies: a surface of everyday words (every word of
+-- Zipf 4.5 or more: "Hope", "US", "Love", "Summer"; not "Ben" or "Kyle", which a lower-case
+-- writer may mean as names) counts only where it is written as a name (every word
+-- capitalised, rx_written_as_name; a sentence's first word too, which may be a name), except
+-- for a person who had it tagged, or as a direct identifier's value, in another form
+-- (rx.any_case): a writer whose tagged "paris" or "kyle" is lower case writes names that way,
+-- and each of their "paris" is the term. On the blog sample one tagged "Hope" or "Love" (a
+-- title) made every "hope" and "love" of its writer a term: 51,000 everyday words of 2.7
+-- million. The leak check (leaks.sql) and the sweep (sweep.sql) read an occurrence of such a
+-- surface by the same test. Surfaces go by their key (rx_key: udfs/corpus.py): the automaton
+-- finds all norms of a key at once ("Web Page" is the needle "web-page" too). (A table: verify
+-- reads it.)
+CREATE OR REPLACE TABLE rx.any_case AS
+SELECT DISTINCT person, rx_key(norm) AS key
+FROM (SELECT person, norm
+      FROM terms_found
+      WHERE source = 'identifier' OR (label IN (SELECT label FROM rx.labels) AND NOT rx_written_as_name(term))) AS f;
+
+CREATE OR REPLACE TEMP TABLE cased_keys AS
+SELECT n.norm, rx_key(n.norm) AS key
+FROM corpus_needles AS n
+CROSS JOIN unnest(regexp_extract_all(n.norm, '[\pL\pN_]+')) AS w(word)
+WHERE n.cased
+GROUP BY n.norm
+HAVING bool_and(w.word IN (SELECT word FROM rx.everyday_words));
+
 -- The matches that count; the overlaps among them are resolved next (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE counted_matches AS
 SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM corpus_matches AS m
-SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle;
+SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle
+LEFT JOIN cased_keys AS k ON k.norm = m.needle
+WHERE m.capital OR k.key IS NULL OR (m.person, k.key) IN (SELECT person, key FROM rx.any_case);
 
 -- Every occurrence of a person's surfaces, before the choices among overlapping ones: those no
 -- term holds in the end are the sweep's (linking.sql, sweep.sql).

@@ -49,6 +49,12 @@ glued AS (
     -- (a term at that very place, or a longer one around it, is what the check reads there)
     ANTI JOIN rx.terms AS k
         ON k.row_id = t.row_id AND k.attribute = t.attribute AND k.start_pos <= u.m.start_pos AND u.m.end_pos <= k.end_pos
+    -- (a surface that counts only where written as a name, written otherwise, is none:
+    -- propagate.sql, leaks.sql)
+    WHERE rx_written_as_name(substring(t.text, u.m.start_pos + 1, u.m.end_pos - u.m.start_pos))
+       OR (t.person, rx_key(u.m.needle)) IN (SELECT person, key FROM rx.any_case)
+       OR NOT (SELECT bool_and(x.word IN (SELECT word FROM rx.everyday_words))
+               FROM unnest(regexp_extract_all(u.m.needle, '[\pL\pN_]+')) AS x(word))
 ),
 bare AS (
     SELECT b.*

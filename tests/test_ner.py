@@ -185,3 +185,66 @@ def test_a_date_of_spacy_that_holds_a_rule_date_wins():
     ner = [Span(0, 22, "May 14, 2004, a Friday", "DATE", "ner"), Span(30, 34, "5/14", "CARDINAL", "ner")]
     rules = [Span(0, 12, "May 14, 2004", "DATE", "rule"), Span(30, 34, "5/14", "DATE", "rule")]
     assert merge(ner, rules) == [ner[0], rules[1]]
+
+
+@pytest.mark.parametrize("text, term, says", [
+    ("thats it.&nbsp; However", "it.&nbsp", "it.\u00a0"),       # an HTML character reference
+    ("x &nbsp; y", "nbsp", "\u00a0"),                           # the model's span without its "&"
+    ("Well Iâ€™m here.", "Iâ", "I'm"),                         # the whole mis-decoded run
+    ("AT&T called", "AT&T", "AT&T"),                            # no reference
+])
+def test_a_span_is_read_as_it_says(text, term, says):
+    import udfs.ner as ner
+    assert ner._read(text, text.index(term), term) == says
+
+
+@pytest.mark.parametrize("text, term, label, dropped", [
+    ("haha that was fun", "haha", "PERSON", True), ("it was kinda cold", "kinda", "GPE", True),
+    ("lol ok", "lol", "ORG", True), ("we went to paris", "paris", "GPE", False),   # a known place
+    ("with bush and me", "bush", "PERSON", False),                                  # a known name
+    ("at the hilton", "hilton", "ORG", False),              # a common word, but no everyday one
+    ("we met Haha there", "Haha", "PERSON", False),         # written as a name
+    ("the french way", "french", "NORP", False)])           # a nationality (see _COMMON_WORD_LABELS)
+def test_a_lower_case_span_of_everyday_words_names_no_one(text, term, label, dropped):
+    import udfs.ner as ner
+    from rxanon_sql.common_words import common_words
+    everyday = frozenset(common_words("en", ner.EVERYDAY_ZIPF))
+    names = ner._known_names("en")
+    assert ner._everyday_lower(text, text.index(term), term, label, everyday, names) is dropped
+
+
+@pytest.mark.parametrize("text, term, label, nothing", [
+    ("items\u00e2\u20ac\u00a6 I went", "\u00a6", "PERSON", True),   # a piece of a mis-decoded ellipsis
+    ("so &nbsp;&nbsp; here", "nbsp;&nbsp", "GPE", True), ("for \u00e8 there", "\u00e8", "MONEY", True),
+    ("Iâ€™m here", "Iâ", "ORG", True), ("it cost $5", "5", "MONEY", False), ("met Jo there", "Jo", "PERSON", False)])
+def test_a_span_that_says_nothing_is_none(text, term, label, nothing):
+    import udfs.ner as ner
+    assert ner._says_nothing_here(text, text.index(term), term, label) is nothing
+
+
+def test_a_lower_case_title_beside_a_name_stays():
+    # (Presidio's PII sentences: the model tags "dr." and "hurst" as two PERSON spans; "dr" is an
+    # everyday word, but here a part of the name)
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "dr."}, {"label": "PERSON", "pattern": "hurst"},
+                                                {"label": "ORG", "pattern": "lol"}])
+    found = [s.term for s in Recognizer(nlp=nlp).entities(["dr. hurst is a 50 year old man, lol."])[0]
+             if s.label in ("PERSON", "ORG")]
+    assert found == ["dr.", "hurst"], found
+
+
+def test_markup_and_mis_decoded_pieces_are_no_spans():
+    import spacy
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([
+        {"label": "ORG", "pattern": [{"TEXT": "&"}, {"TEXT": "nbsp"}]}, {"label": "MONEY", "pattern": "è"},
+        {"label": "GPE", "pattern": [{"TEXT": "Paris.&nbsp"}]}])
+    text = "We flew to Paris.&nbsp; It cost è and more &nbsp; there."
+    found = [(s.term, s.label) for s in Recognizer(nlp=nlp).entities([text])[0]]
+    assert found == [("Paris.&nbsp", "GPE")], found
+    # (a long run without white space is read in pieces: one may begin after a reference's "&")
+    text = "Hello " + "&nbsp;" * 400 + " there."
+    nlp = spacy.blank("en")
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "nbsp;&nbsp"}])
+    assert [s.term for s in Recognizer(nlp=nlp).entities([text])[0]] == []

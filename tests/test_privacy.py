@@ -179,14 +179,15 @@ def test_the_hotel_review_cases():
 
 
 def test_a_common_word_tagged_for_one_person_stays_a_term_of_theirs_only(monkeypatch):
-    # (the model tags a capitalised common word; every "transportation" of that person is the
-    # term, in any case, and nobody else's is)
+    # (the model tags a capitalised common word; every "Transportation" of that person written as
+    # a name, capitalised, is the term, and nobody else's is; the lower-case everyday word is none:
+    # propagation follows the form that identifies, issue 33, propagate.sql)
     monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: TagFirst("Transportation"))
-    texts = ["Transportation was bad [tagme]. The transportation tickets", "Transportation is fine.",
-             "Nothing here.", "Nothing there."]
+    texts = ["Transportation was bad [tagme]. The transportation tickets, TRANSPORTATION",
+             "Transportation is fine.", "Nothing here.", "Nothing there."]
     con = run(texts, text='labels = ["PERSON"]', rare_guard=False)
     out = released(con)
-    assert out[0] == "[PERSON] was bad [tagme]. The [PERSON] tickets" and out[1] == texts[1], out
+    assert out[0] == "[PERSON] was bad [tagme]. The transportation tickets, [PERSON]" and out[1] == texts[1], out
     assert verify(con).ok
 
 

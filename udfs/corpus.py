@@ -78,6 +78,34 @@ def _key_form(text: str, original: np.ndarray, glue: list[tuple[int, int, bool]]
     return " " + kept.tobytes().decode("utf-32-le", "surrogatepass") + " ", at[keep], lower
 
 
+def key_arrow(norms: pa.Array) -> pa.Array:
+    """rx_key(norm): a norm's key form (`key`), the same for every norm the automaton finds at
+    one place ("web page", "web-page"); NULL for one without a word character."""
+    return pa.array([None if n is None else key(n) for n in norms.to_pylist()], pa.string())
+
+
+def written_as_name(surfaces: pa.Array) -> pa.Array:
+    """rx_written_as_name(surface): every word of the surface begins with an upper-case letter or
+    a digit, as CorpusSearcher reads a match's `capital` ("Hope", "US", "New York"; not "hope",
+    "I'm", "New york"). A needle of common words only counts there for a person who never had it
+    tagged in another form (propagate.sql), and the leak check (leaks.sql) and the sweep read
+    the released and original texts by the same test, so that what propagation leaves is what
+    the check passes. (A surface as a match is cut from its text: beginning and ending with a
+    word character, its first character begins a word there too.)"""
+    parts = surfaces.to_pylist()
+    if not parts:
+        return pa.array([], pa.bool_())
+    starts = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p or "") + 1 for p in parts], out=starts[1:])
+    joined = "\n".join(p or "" for p in parts)
+    original = _codes(joined)
+    glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
+    lower = _key_form(joined, original, glue)[2]
+    before = np.concatenate(([0], np.cumsum(lower)))
+    capital = before[starts[1:] - 1] == before[starts[:-1]]
+    return pa.array([None if p is None else bool(c) for p, c in zip(parts, capital.tolist())], pa.bool_())
+
+
 def key(norm: str) -> str | None:
     """A needle's key form as a text without glue characters reads it; None when it has no word
     character."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import html
 import re
 
 import pyarrow as pa
 from ftfy import fix_text
 
-from rxanon_sql.common_words import DEFAULT_ZIPF, FREQUENT_ZIPF, common_words, name_words
+from rxanon_sql.common_words import DEFAULT_ZIPF, EVERYDAY_ZIPF, FREQUENT_ZIPF, common_words, name_words
 from rxanon_sql.errors import PipelineNotFound
 from rxanon_sql.labels import label_map as mapped_labels
 
@@ -152,15 +153,60 @@ def _function_words(lang: str, stop_words: frozenset[str]) -> frozenset[str]:
     return frozenset(common_words(lang, FREQUENT_ZIPF)) | frozenset(pieces)
 
 
+def _read(text: str, start: int, term: str) -> str:
+    """What a span says, for the guards: its HTML character references written out ("&nbsp" of
+    "it.&nbsp" is a space, "&amp" an ampersand: the model tags the markup's words, "nbsp", as an
+    ORG), and its mis-decoded text repaired (ftfy) over the whole run without white space that it
+    cuts ("Iâ" of "Iâ€™m" says "I'm"). The stored text is not changed."""
+    end = start + len(term)
+    a, b = start, end
+    if not term.isascii():
+        while a > 0 and start - a < _READ_REACH and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and b - end < _READ_REACH and not text[b].isspace():
+            b += 1
+    if a > 0 and text[a - 1] == "&":
+        a -= 1
+    if "&" in text[a:b]:
+        while b < len(text) and b - end < _READ_REACH and (text[b].isalnum() or text[b] in "#;"):
+            b += 1
+    piece = text[a:b]
+    read = html.unescape(piece) if "&" in piece else piece
+    return read if read.isascii() else fix_text(read)
+
+
+# How far `_read` looks beyond a span for the rest of a mis-decoded run or a character reference
+# ("â€™m", "nbsp;").
+_READ_REACH = 8
+
+
+def _says_nothing(read: str) -> bool:
+    """No word of two letters or more and no digit: a character reference ("&nbsp"), a piece of
+    mis-decoded text ("å", "æ"), punctuation. Such a span names no one, whatever its label."""
+    return not any(sum(c.isalpha() for c in w) >= 2 or any(c.isdigit() for c in w) for w in re.findall(r"\w+", read))
+
+
+def _says_nothing_here(text: str, start: int, term: str, label: str) -> bool:
+    """A span that says nothing (`_says_nothing`), read alone or with the rest of the run it cuts
+    (`_read`: "&nbsp", "è", the "¦" of "â€¦", a mis-decoded ellipsis); of a label that names
+    something, one without a word of two letters or more ("å", "æ")."""
+    alone = html.unescape(term) if "&" in term else term
+    alone = alone if alone.isascii() else fix_text(alone)
+    for read in (alone, _read(text, start, term)):
+        if _says_nothing(read) or label in _NAME_LABELS and not any(
+                sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", read)):
+            return True
+    return False
+
+
 def _names_no_one(text: str, start: int, term: str, function: frozenset[str], names: frozenset[str]) -> bool:
     """A span made only of function words ("I", "a", "I'm", "us", "time", "it's"), none written as
     a name: a known name with a capital that does not begin a sentence ("ask Will", "Hope said"),
     or an acronym of two letters or more ("the US"). The small model tags such spans here and
-    there, and each would make the word a term in all its writer's texts."""
-    # (mis-decoded text is read as what it says: "Iâ€™m", UTF-8 read as cp1252, and "I\x92m", cp1252
-    # read as Latin-1, are "I'm"; on the blog sample the model's "Im" of "I\x92m" as an ORG became,
-    # by propagation, 6,064 [ORG]s of "I'm")
-    fixed = term if term.isascii() else fix_text(term)
+    there, and each would make the word a term in all its writer's texts. The span is read as
+    it says (`_read`): on the blog sample the model's "Im" of "I\x92m" as an ORG became, by
+    propagation, 6,064 [ORG]s of "I'm", and "it.&nbsp" (an ORG 162 times) is "it."."""
+    fixed = _read(text, start, term)
     words = list(re.finditer(r"\w+", fixed))
     if not words or any(m.group().lower() not in function for m in words):
         return False
@@ -168,6 +214,36 @@ def _names_no_one(text: str, start: int, term: str, function: frozenset[str], na
     return not any(len(w) >= 2 and w.isupper()
                    or w[:1].isupper() and w.lower() in names and not _sentence_initial(text, at(m))
                    for m in words for w in [m.group()])
+
+
+def _beside_same_label(text: str, ents, j: int, labels: dict) -> bool:
+    """Whether entity j of a doc's entities stands right beside another of its label, with nothing
+    but white space and punctuation between them: a title or part of one name that the model cut
+    in two ("dr." and "hurst" of "dr. hurst", both PERSON)."""
+    e = ents[j]
+    label = labels.get(e.label_, e.label_)
+    for k in (j - 1, j + 1):
+        if 0 <= k < len(ents) and labels.get(ents[k].label_, ents[k].label_) == label:
+            a, b = sorted(((e.start_char, e.end_char), (ents[k].start_char, ents[k].end_char)))
+            if not re.search(r"\w", text[a[1]:b[0]]) and len(text[a[1]:b[0]]) <= 3:
+                return True
+    return False
+
+
+def _everyday_lower(text: str, start: int, term: str, label: str, everyday: frozenset[str],
+                    names: dict[str, frozenset[str]]) -> bool:
+    """A span of a label that names something, written all in lower case, whose every word is an
+    everyday word of the language (`EVERYDAY_ZIPF`: "haha", "kinda", "lol", "the way") and none a
+    known name of the label ("bush", "paris" stay). The form that identifies is the name's:
+    the model tags such words here and there in chat and blog text, and each tag made the word a
+    term in all its writer's texts. (`_common_lower` leaves a common word the tagger reads as a
+    proper noun to the model; an everyday word it does not.)"""
+    if label not in _COMMON_WORD_LABELS:
+        return False
+    read = _read(text, start, term)
+    words = re.findall(r"\w+", read)
+    return bool(words) and read == read.lower() and all(w in everyday for w in words) \
+        and not any(w in names.get(label, ()) for w in words)
 
 
 def _suspicious(text: str, ent, label: str | None = None) -> bool:
@@ -331,7 +407,10 @@ class Recognizer:
     proper noun ("family" PRODUCT goes, "michael" PERSON and "london" GPE stay).
 
     With the common-word guard, a span made only of the language's function words is dropped too,
-    whatever its label, unless one of them is written as a name (`_names_no_one`).
+    whatever its label, unless one of them is written as a name (`_names_no_one`), and so is a
+    name-like span of everyday words written in lower case (`_everyday_lower`). A span that says
+    nothing once its character references and mis-decoded text are read (`_says_nothing_here`:
+    "&nbsp", "è") is no span.
 
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
 
@@ -357,6 +436,8 @@ class Recognizer:
         self.common = _common_set(self.nlp.lang) if common_word_guard else None
         self.names = _known_names(self.nlp.lang) if common_word_guard else {}
         self.function = (_function_words(self.nlp.lang, frozenset(self.nlp.Defaults.stop_words))
+                         if common_word_guard else frozenset())
+        self.everyday = (frozenset(common_words(self.nlp.lang, EVERYDAY_ZIPF)) | self.function
                          if common_word_guard else frozenset())
         self.allow = frozenset(allow_key(a) for a in allow)
 
@@ -436,7 +517,7 @@ class Recognizer:
         out = []
         for i, (text, es) in enumerate(zip(texts, ents)):
             spans = []
-            for e in es:
+            for j, e in enumerate(es):
                 label = self.labels.get(e.label_, e.label_)
                 term = text[e.start_char:e.end_char]
                 if self.guard and label in ("DATE", "TIME") and is_vague_temporal(term):
@@ -445,8 +526,10 @@ class Recognizer:
                     continue
                 if self.function and _names_no_one(text, e.start_char, term, self.function, self.names["PERSON"]):
                     continue
-                # (a name has a word of two letters or more: "å", "æ" of mis-decoded text are none)
-                if label in _NAME_LABELS and not any(sum(c.isalpha() for c in w) >= 2 for w in re.findall(r"\w+", term)):
+                if self.everyday and _everyday_lower(text, e.start_char, term, label, self.everyday, self.names) \
+                        and not _beside_same_label(text, es, j, self.labels):
+                    continue
+                if _says_nothing_here(text, e.start_char, term, label):
                     continue
                 spans.append(Span(e.start_char, e.end_char, term, label, "ner"))
             out.append(spans)
@@ -478,13 +561,23 @@ class Recognizer:
             spans = merge(ner, rules) if t else []
             if c.starts is not None:
                 spans = [Span(a, b, t[a:b], s.label, s.source) for s in spans for a, b in [c.span(s.start, s.end)]]
-                if self.function:
-                    # (the model read the cleaned text, "Im" of "I\x92m"; the function-word guard reads
-                    # the stored one, as the leak check does: "I\x92m" is "I'm")
-                    spans = [s for s in spans if s.source != "ner" or not _names_no_one(
-                        t, s.start, s.term, self.function, self.names["PERSON"])]
+            # (the model read pieces of the cleaned text, "Im" of "I\x92m", or "nbsp;&nbsp" where a
+            # piece begins after the "&"; the guards read each span again in the stored text, as
+            # the leak check does: "I\x92m" is "I'm", "&nbsp;&nbsp" a space)
+            spans = [r for r in (self._settled(t, s) for s in spans) if r is not None]
             out.append(spans)
         return out
+
+    def _settled(self, text: str, s: Span) -> Span | None:
+        """A span of the model as the stored text has it; None where it says nothing or, with the
+        common-word guard, names no one."""
+        if s.source != "ner":
+            return s
+        if _says_nothing_here(text, s.start, s.term, s.label):
+            return None
+        if self.function and _names_no_one(text, s.start, s.term, self.function, self.names["PERSON"]):
+            return None
+        return s
 
     def arrow(self, texts: pa.Array) -> pa.Array:
         rows = self.entities(texts.to_pylist())
