@@ -99,7 +99,8 @@ def written_as_name(surfaces: pa.Array) -> pa.Array:
     np.cumsum([len(p or "") + 1 for p in parts], out=starts[1:])
     joined = "\n".join(p or "" for p in parts)
     original = _codes(joined)
-    glue = glue_runs(joined) if _flags(original, _ASCII_GLUE, is_glue).any() else []
+    glued = _flags(original, _ASCII_GLUE, is_glue)
+    glue = _glue_runs(joined, glued) if glued.any() else []
     lower = _key_form(joined, original, glue)[2]
     before = np.concatenate(([0], np.cumsum(lower)))
     capital = before[starts[1:] - 1] == before[starts[:-1]]
