@@ -17,14 +17,18 @@ import tomllib
 import traceback
 
 import duckdb
+import pyarrow as pa
 from click.testing import CliRunner
 from hypothesis import strategies as st
 
 from stdnum import luhn
 
+from rxanon_sql import recognize
 from rxanon_sql.cli import main
 from rxanon_sql.config import parse_config
 from rxanon_sql.demo import CONFIG, write_demo_database
+from rxanon_sql.pipeline import apply
+from udfs.ner import ENTITY_ARROW_TYPE
 
 
 def demo_config(**overrides):
@@ -260,3 +264,56 @@ PLACE = ["New York", "York", "New York City"]
 NAME = ["Jo", "Jo Ann"]
 """
     return con, cfg
+
+
+# --- a recognizer that tags given surfaces, and a release of posts of 30-year-olds (test_k2_terms, test_propagate_form)
+
+TAGGED_CONFIG = """
+[source]
+relations = ["t"]
+person = "id"
+[attributes.age]
+type = "numeric"
+[text]
+columns = ["text"]
+labels = ["PERSON", "ORG", "GPE"]
+[anonymization]
+k = 2
+lambda = {lam}
+"""
+
+
+class TaggedRecognizer:
+    """A recognizer that tags, in a text of `tags`, the first occurrence of each of its surfaces
+    (a model that saw a surface once and missed it elsewhere, as spaCy did on these posts)."""
+
+    def __init__(self, tags: dict[str, list[tuple[str, str]]]):
+        self.tags = tags
+
+    def arrow(self, texts: pa.Array) -> pa.Array:
+        out = []
+        for text in texts.to_pylist():
+            spans = []
+            for surface, label in self.tags.get(text, []):
+                at = text.find(surface)
+                assert at >= 0, (surface, text)
+                spans.append({"start_pos": at, "end_pos": at + len(surface), "term": surface, "label": label,
+                              "source": "ner"})
+            out.append(spans)
+        return pa.array(out, type=ENTITY_ARROW_TYPE)
+
+
+def run_tagged(monkeypatch, posts: list[tuple[int, str, list[tuple[str, str]]]], lam: float = 0.0):
+    """posts: (person, text, the surfaces tagged in it with their labels). Every person is 30
+    years old, so that only the terms tell them apart. apply raises ReleaseRejected where the
+    release fails its check."""
+    monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: TaggedRecognizer({t: tags for _, t, tags in posts}))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, text VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, 30, ?)", [(p, t) for p, t, _ in posts])
+    apply(con, config_from(TAGGED_CONFIG.format(lam=lam)))
+    return con
+
+
+def released(con) -> list[str]:
+    return [r[0] for r in rows(con, "SELECT text FROM rx.audit ORDER BY row_id")]

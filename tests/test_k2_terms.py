@@ -9,66 +9,10 @@ the release left the surface of a suppressed term as written (its check found th
 rolled it back). The rows below are cut from those blog posts."""
 from __future__ import annotations
 
-import duckdb
-import pyarrow as pa
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import config_from, rows, scalar
-from rxanon_sql import recognize
-from rxanon_sql.pipeline import apply
+from helpers import released, rows, run_tagged, scalar
 from rxanon_sql.verify import verify
-from udfs.ner import ENTITY_ARROW_TYPE
-
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "ORG", "GPE"]
-[anonymization]
-k = 2
-lambda = {lam}
-"""
-
-
-class Tagged:
-    """A recognizer that tags, in a text of `tags`, the first occurrence of each of its surfaces
-    (a model that saw a surface once and missed it elsewhere, as spaCy did on these posts)."""
-
-    def __init__(self, tags: dict[str, list[tuple[str, str]]]):
-        self.tags = tags
-
-    def arrow(self, texts: pa.Array) -> pa.Array:
-        out = []
-        for text in texts.to_pylist():
-            spans = []
-            for surface, label in self.tags.get(text, []):
-                at = text.find(surface)
-                assert at >= 0, (surface, text)
-                spans.append({"start_pos": at, "end_pos": at + len(surface), "term": surface, "label": label,
-                              "source": "ner"})
-            out.append(spans)
-        return pa.array(out, type=ENTITY_ARROW_TYPE)
-
-
-def run(monkeypatch, posts: list[tuple[int, str, list[tuple[str, str]]]], lam: float = 0.0):
-    """posts: (person, text, the surfaces tagged in it with their labels). Every person is 30
-    years old, so that only the terms tell them apart. apply raises ReleaseRejected where the
-    release fails its check."""
-    monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: Tagged({t: tags for _, t, tags in posts}))
-    con = duckdb.connect()
-    con.execute("CREATE TABLE t (id INTEGER, age INTEGER, text VARCHAR)")
-    con.executemany("INSERT INTO t VALUES (?, 30, ?)", [(p, t) for p, t, _ in posts])
-    apply(con, config_from(CONFIG.format(lam=lam)))
-    return con
-
-
-def released(con) -> list[str]:
-    return [r[0] for r in rows(con, "SELECT text FROM rx.audit ORDER BY row_id")]
-
 
 def norms_follow_surfaces(con) -> int:
     """Terms whose norm is not their own surface case folded with white space collapsed (the
@@ -77,7 +21,7 @@ def norms_follow_surfaces(con) -> int:
 
 
 def test_a_punctuation_variant_of_a_kept_term_is_no_cover_for_a_suppressed_one(monkeypatch):
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "I'm playful, goofy and thats it.&nbsp; However we are friends.", [("it.&nbsp", "ORG")]),
         (1, "So much for that, and thats it.&nbsp; Bye now.", []),
         (2, "Go for it!&nbsp; You can do it.", [("it!&nbsp", "ORG")]),
@@ -91,7 +35,7 @@ def test_a_punctuation_variant_of_a_kept_term_is_no_cover_for_a_suppressed_one(m
 
 
 def test_a_mojibake_variant_is_its_own_term(monkeypatch):
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "the first show that Iâ\x80\x99ve been to, scared to go in", [("Iâ\x80\x99ve", "GPE")]),
         (1, "Anyway, that was the first show that Iâ\x80\x99ve seen.", []),
         (2, "Iâ\x80\x98ve never been there, and never will.", [("Iâ\x80\x98ve", "GPE")]),
@@ -105,7 +49,7 @@ def test_a_glued_variant_of_a_suppressed_term_is_not_kept_beside_it(monkeypatch)
     # "I\x92m" (cp1252's apostrophe read as a C1 control, a glue character) is a term of its
     # own, shared by both persons; person 1 also wrote a plain "Im" that person 2 did not. The
     # leak check reads "I\x92m" as "Im" too, so a kept "I\x92m" showed person 1's suppressed "im".
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "Laura, I\x92m sorry. I meant to call.", [("I\x92m", "ORG")]),
         (1, "Im ready for the tournament.", [("Im", "ORG")]),
         (2, "Well, I\x92m ready to go.", [("I\x92m", "ORG")]),
@@ -143,7 +87,7 @@ def variant_posts(draw):
 def test_variants_of_one_word_across_persons_pass_the_check(monkeypatch, posts, lam):
     # Whatever variants each person writes and has tagged, the release passes its own check
     # (apply raises otherwise), and each term is named by its own surface.
-    con = run(monkeypatch, posts, lam)
+    con = run_tagged(monkeypatch, posts, lam)
     assert norms_follow_surfaces(con) == 0
     v = verify(con)
     assert v.ok and not v.leaks, (v.leaks, v.failing)
@@ -153,7 +97,7 @@ def test_a_rare_run_that_cuts_through_a_kept_term_takes_it_in(monkeypatch):
     """"New York Musicians", written by one person, around the GPE "New York" that both persons
     hold: the rare run "York Musicians" cut through the tagged span and was dropped, and
     "Musicians" stayed readable beside the kept "New York", a run only that person wrote."""
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "With all of our wishes, New York Musicians Well, we got snow.", [("New York", "GPE")]),
         (2, "I went to New York last winter.", [("New York", "GPE")]),
         (1, "Back in New York again.", [("New York", "GPE")]),
@@ -169,7 +113,7 @@ def test_a_glued_surface_is_swept_where_the_check_reads_it(monkeypatch):
     "æ\\x89\\x8bæ\\x9cº", which reads "ææº" with the glue dropped; the leak check also reads the glue
     as spaces and found "æ º" there. The sweep now searches glued surfaces as the check does:
     the release passes without a repair."""
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "urlLink ?æ\x9cº?? and more", []),
         (1, "urlLink ?æ\x89\x8bæ\x9cº??ç here", []),
         (2, "Write to æº today.", [("æº", "PERSON")]),

@@ -10,10 +10,9 @@ import re
 
 import numpy as np
 import pyarrow as pa
-from helpers import rows
+from helpers import released, rows, run_tagged
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_k2_terms import released, run
 
 from rxanon_sql.verify import verify
 from udfs.corpus import CorpusSearcher, written_as_name
@@ -53,7 +52,7 @@ def posts_with_a_name(draw):
 def test_a_lower_case_everyday_word_stays_and_the_name_form_goes(monkeypatch, case, lam):
     # Only person 1 has the name, so it is suppressed for them; nobody tagged the lower-case word.
     name, posts = case
-    con = run(monkeypatch, posts, lam)
+    con = run_tagged(monkeypatch, posts, lam)
     out = release_of(con)
     assert all(words([r], name.lower()) == words([o], name.lower()) for o, (_, r) in out.items()), out
     assert words([r for p, r in out.values() if p == 1], name) == 0, out
@@ -63,7 +62,7 @@ def test_a_lower_case_everyday_word_stays_and_the_name_form_goes(monkeypatch, ca
 
 def test_a_name_tagged_in_lower_case_goes_in_every_case(monkeypatch):
     # A writer whose tagged "kyle" is lower case writes names that way: each of their "kyle" goes.
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "went to the mall with kyle and jenn today.", [("kyle", "PERSON")]),
         (1, "then kyle said hi to Kyle's mom.", []),
         (2, "Nothing much happened today.", []),
@@ -77,7 +76,7 @@ def test_real_rows_keep_the_everyday_word(monkeypatch):
     # written as names once, and lower-case words beside them. "love" is an everyday word and
     # stays; "hope" is also a first name and not one of the most frequent words, so its writer's
     # lower-case "hope" may be the name, and goes.
-    con = run(monkeypatch, [
+    con = run_tagged(monkeypatch, [
         (1, "I liked it better than MSU and Hope, but I'm still not positive that it's where I want to go.",
          [("Hope", "ORG"), ("MSU", "ORG")]),
         (1, "I can only hope that my miserable existance does some good.", []),
@@ -107,3 +106,19 @@ def test_written_as_name_is_the_searchs_capital(parts):
     _, start, end, _, capital = searcher.search([text])
     surfaces = [text[a:b] for a, b in zip(start.tolist(), end.tolist())]
     assert written_as_name(pa.array(surfaces, pa.string())).to_pylist() == np.asarray(capital).tolist()
+
+
+def test_a_single_digit_goes_no_further_than_its_tagged_writer(monkeypatch):
+    # The small model took a bare "3" for a name here and there ("3" MONEY, 1,055 replacements at
+    # k = 5 on the blog sample, most of them other writers'): a single character names no one, so
+    # it stays a term of its writer only (corpus_needles.sql), and another's "3" is kept.
+    con = run_tagged(monkeypatch, [
+        (1, "I paid 3 for it.", [("3", "ORG")]),
+        (1, "We were 3 at the table.", []),
+        (2, "My 3 cats are fine.", []),
+        (3, "Nothing happened today.", []),
+    ])
+    out = release_of(con)
+    assert words([r for p, r in out.values() if p == 1], "3") == 0, out
+    assert words([r for p, r in out.values() if p == 2], "3") == 1, out
+    assert verify(con).ok
