@@ -95,12 +95,7 @@ def written_as_name(surfaces: pa.Array) -> pa.Array:
     parts = surfaces.to_pylist()
     if not parts:
         return pa.array([], pa.bool_())
-    starts = np.zeros(len(parts) + 1, dtype=np.int64)
-    np.cumsum([len(p or "") + 1 for p in parts], out=starts[1:])
-    joined = "\n".join(p or "" for p in parts)
-    original = _codes(joined)
-    glued = _flags(original, _ASCII_GLUE, is_glue)
-    glue = _glue_runs(joined, glued) if glued.any() else []
+    joined, starts, original, glue = _batch([p or "" for p in parts])
     lower = _key_form(joined, original, glue)[2]
     before = np.concatenate(([0], np.cumsum(lower)))
     capital = before[starts[1:] - 1] == before[starts[:-1]]
@@ -181,14 +176,7 @@ class CorpusSearcher:
         none = np.zeros(0, dtype=np.int64)
         if self.empty or not any(texts):
             return none, none, none, none, none.astype(bool)
-        # One string for the whole batch: texts separated by a newline, a non-word character.
-        parts = [t or "" for t in texts]
-        starts_of = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) + 1 for p in parts], out=starts_of[1:])
-        joined = "\n".join(parts)
-        original = _codes(joined)
-        glued = _flags(original, _ASCII_GLUE, is_glue)
-        glue = _glue_runs(joined, glued) if glued.any() else []
+        joined, starts_of, original, glue = _batch([t or "" for t in texts])
         lowered = _codes(_lower(joined))
         form, origin, lower = _key_form(joined, original, glue, lowered)
         found = [self._matches(form, origin)]
@@ -275,6 +263,17 @@ class CorpusSearcher:
         columns = [_ints(start, "i", pa.int32()), _ints(end, "i", pa.int32()),
                    self._flat.take(pa.array(flat)), pa.array(capital, pa.bool_())]
         return _list_of(offsets, columns, CORPUS_MATCH_ARROW_TYPE)
+
+
+def _batch(parts: list[str]) -> tuple[str, np.ndarray, np.ndarray, list[tuple[int, int, bool]]]:
+    """The texts as one string, separated by a newline (a non-word character), with the offset
+    of each in it (and the end), its _codes and its glue runs."""
+    starts = np.zeros(len(parts) + 1, dtype=np.int64)
+    np.cumsum([len(p) + 1 for p in parts], out=starts[1:])
+    joined = "\n".join(parts)
+    original = _codes(joined)
+    glued = _flags(original, _ASCII_GLUE, is_glue)
+    return joined, starts, original, _glue_runs(joined, glued) if glued.any() else []
 
 
 def _glue_runs(text: str, glued: np.ndarray) -> list[tuple[int, int, bool]]:
