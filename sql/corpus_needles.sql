@@ -180,11 +180,13 @@ WHERE rn = 1 AND NOT list_contains(CAST($allow AS VARCHAR[]), norm);
 -- one pass, so that overlapping matches of both kinds are resolved together (resolve_matches.sql).
 CREATE OR REPLACE TEMP TABLE corpus_needles AS
 -- (a surface of several common words, "New York", "Red Cross", goes to everyone as well: cased,
--- it counts only where each of its words is capitalised. A single character names no one: the
--- digit "3" that the model took for a MONEY here and there stays a term of those it was tagged
--- for, as a single common word does, instead of taking every bare "3" of the corpus; it is no
--- rare word or suspect either, WORD_TOKEN and residual.sql.)
-SELECT norm, label, cased, identifier OR (NOT cased OR name OR words > 1 OR label = 'RARE') AND length(norm) > 1 AS corpus
+-- it counts only where each of its words is capitalised. A single Latin letter or digit names
+-- no one: the "3" that the model took for a MONEY here and there stays a term of those it was
+-- tagged for, as a single common word does, instead of taking every bare "3" of the corpus. One
+-- character of another script, a Chinese surname "李", goes to everyone.)
+SELECT norm, label, cased,
+       identifier OR (NOT cased OR name OR words > 1 OR label = 'RARE') AND NOT regexp_matches(norm, '^[0-9a-z]$')
+           AS corpus
 FROM (
     SELECT l.norm, l.label, count(*) AS words,
            l.label IN (SELECT upper(column_name) FROM rx.identifier_values) AS identifier,

@@ -122,3 +122,15 @@ def test_a_single_digit_goes_no_further_than_its_tagged_writer(monkeypatch):
     assert words([r for p, r in out.values() if p == 1], "3") == 0, out
     assert words([r for p, r in out.values() if p == 2], "3") == 1, out
     assert verify(con).ok
+
+
+def test_a_single_letter_of_a_script_without_spaces_still_goes_to_everyone(monkeypatch):
+    # One Chinese character can be a whole surname: unlike a bare digit or Latin letter, it names
+    # someone, and another writer's untagged "李" is replaced as well.
+    con = run_tagged(monkeypatch, [
+        (1, "I went out with 李 today.", [("李", "PERSON")]),
+        (2, "Then 李 said hello.", []),
+        (3, "Nothing happened today.", []),
+    ])
+    assert "李" not in " ".join(released(con)), released(con)
+    assert verify(con).ok
