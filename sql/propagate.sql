@@ -110,7 +110,10 @@ SELECT m.text_id, m.start_pos, m.end_pos, m.needle
 FROM corpus_matches AS m
 SEMI JOIN person_needles AS p ON p.person = m.person AND p.norm = m.needle
 LEFT JOIN cased_keys AS k ON k.norm = m.needle
-WHERE m.capital OR k.key IS NULL OR (m.person, k.key) IN (SELECT person, key FROM rx.any_case);
+-- (a left join, not `(m.person, k.key) IN (...)`: DuckDB's mark join for that took 1.3 s of 353,000
+-- matches on the blog sample, the join 0.1 s; rx.any_case is distinct)
+LEFT JOIN rx.any_case AS a ON a.person = m.person AND a.key = k.key
+WHERE m.capital OR k.key IS NULL OR a.key IS NOT NULL;
 
 -- Every occurrence of a person's surfaces, before the choices among overlapping ones: those no
 -- term holds in the end are the sweep's (linking.sql, sweep.sql).
