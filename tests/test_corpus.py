@@ -6,7 +6,7 @@ import re
 import pyarrow as pa
 from hypothesis import given, settings, strategies as st
 
-from udfs.corpus import CorpusSearcher, key
+from udfs.corpus import CorpusSearcher, all_keys, key, key_arrow, keys
 
 
 def found(searcher, texts):
@@ -88,3 +88,14 @@ def test_resolve_keeps_the_longest_then_whatever_overlaps_nothing_kept():
     # overlaps nothing kept and stays (dropping every match a better one overlaps lost it)
     cluster = [m(0, 6, "editor"), m(0, 20, "editor status or her"), m(7, 29, "status or her favorite")]
     assert resolve_arrow(pa.array([cluster])).to_pylist() == [[m(7, 29, "status or her favorite"), m(0, 6, "editor")]]
+
+
+# ASCII, glue (ASCII and not), characters beyond ASCII that lower to two, separators
+_KEY_CHARS = st.sampled_from(list("aZ_9 -.'\t\n\x00\x07\x1b\x1c\x7f\x85\u200bÉéİß’,\x92"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(_KEY_CHARS, max_size=8)), max_size=20))
+def test_all_keys_at_once_are_keys_one_by_one(norms):
+    assert all_keys(norms) == [None if n is None else keys(n) for n in norms]
+    assert key_arrow(pa.array(norms, pa.string())).to_pylist() == [None if n is None else key(n) for n in norms]
