@@ -41,6 +41,10 @@ glued AS (
         SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text)) AS items
         FROM rx.texts AS t
         SEMI JOIN glued_needles AS n ON n.person = t.person
+        -- (a needle with glue is found only where its glue is written: the readings without
+        -- glue have none, and find.py folds no glue character away; 82 of the blog sample's
+        -- persons, 1.8 s for all their texts, against the 350 texts with glue alone)
+        WHERE regexp_matches(t.text, $glue)
         GROUP BY t.person
     ) AS p
     JOIN glued_needles AS n ON n.person = p.person
