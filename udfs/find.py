@@ -153,10 +153,18 @@ class _ReadTexts:
         self.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
         self.ends = self.starts + lengths
         self.joined = "\n".join(chosen)
-        self.form = SearchForm(self.joined) if chosen else None
-        if self.form is not None:
-            special = self.form.special
-            self.plain = np.bincount(np.searchsorted(self.starts, special, side="right") - 1, minlength=len(chosen)) == 0
+        self.any = bool(chosen)
+
+    # (made when first read: where each group's texts are searched with the group's own automaton,
+    # _search reads them in a form of their own, and this one of all of them was made for nothing)
+    @functools.cached_property
+    def form(self) -> SearchForm | None:
+        return SearchForm(self.joined) if self.any else None
+
+    @functools.cached_property
+    def plain(self) -> np.ndarray:
+        return np.bincount(np.searchsorted(self.starts, self.form.special, side="right") - 1,
+                           minlength=len(self.fast)) == 0
 
 
 def _resolve(start: np.ndarray, end: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -190,7 +198,6 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tup
     among read.texts, offsets in its characters, norms an Arrow array."""
     none = np.zeros(0, dtype=np.int64)
     out_text, out_start, out_end, norms = [none], [none], [none], []
-    form = read.form
     runs = _group_runs(read, group_of_text, table)
     if runs is not None:
         # each run of texts of one group searched with the group's own automaton
@@ -205,7 +212,7 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tup
             out_start.append(start)
             out_end.append(end)
             norms.append(norm)
-    elif form is not None and table.automaton is not None:
+    elif read.any and table.automaton is not None:
         text, start, end, norm = _matches(read, group_of_text[read.fast], table, table.automaton, table.form_of)
         out_text.append(read.fast[text])
         out_start.append(start)
@@ -231,7 +238,7 @@ GROUP_TEXTS = 8
 def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> list[tuple[int, int]] | None:
     """The runs (lo, hi) of read.fast whose texts share a group, where searching each run with its
     group's own automaton pays; None where one search of all texts does."""
-    if read.form is None or table.automaton is None or len(read.fast) < GROUP_TEXTS:
+    if not read.any or table.automaton is None or len(read.fast) < GROUP_TEXTS:
         return None
     groups = group_of_text[read.fast]
     cuts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
