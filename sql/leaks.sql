@@ -47,9 +47,12 @@ found AS MATERIALIZED (
 -- another form (rx.any_case, by key) or it is a direct identifier's value of theirs. Written
 -- otherwise, it is no leak. The test is propagation's own (rx_written_as_name), so that the
 -- check passes what propagation leaves and nothing else.
+-- (of the needles found only: the words of all 218,000 of the blog sample were read for 31,000 hits)
 name_form_needles AS (
     SELECT t.person, t.norm
     FROM term_needles AS t
+    SEMI JOIN (SELECT DISTINCT p.person, f.needle FROM found AS f JOIN person_texts AS p ON p.text_id = f.text_id) AS h
+        ON h.person = t.person AND h.needle = t.norm
     CROSS JOIN unnest(regexp_extract_all(t.norm, '[\pL\pN_]+')) AS w(word)
     WHERE (t.person, t.norm) NOT IN (SELECT person, norm FROM rx.person_identifier_values)
     GROUP BY t.person, t.norm
