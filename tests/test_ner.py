@@ -248,3 +248,24 @@ def test_markup_and_mis_decoded_pieces_are_no_spans():
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "nbsp;&nbsp"}])
     assert [s.term for s in Recognizer(nlp=nlp).entities([text])[0]] == []
+
+
+# Characters without a letter or digit, mis-decoded-text repair included: ASCII punctuation,
+# white space, emoji, fullwidth punctuation (ftfy makes it ASCII), symbols.
+_NO_NAME = st.sampled_from(list(" .,;:!?()[]{}<>'\"-_/\\|@#$%^&*+=~`\n\t") + ["😀", "👍", "！", "＃", "♥", "★", "→", "∞"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_NO_NAME, min_size=1, max_size=12), st.sampled_from(["PERSON", "ORG", "MONEY", "DATE", "CARDINAL"]))
+def test_a_piece_that_cannot_hold_an_entity_has_no_span_the_recognizer_would_keep(text, label):
+    from udfs.ner import _says_nothing_here, can_hold_entity
+    assert not can_hold_entity(text)
+    # (whatever span the model tagged in it, the recognizer drops it: skipping the piece loses nothing)
+    assert all(_says_nothing_here(text, a, text[a:b], label)
+               for a in range(len(text)) for b in range(a + 1, len(text) + 1))
+
+
+def test_mis_decoded_letters_and_digits_can_hold_an_entity():
+    from udfs.ner import can_hold_entity
+    # ("×©×¨" is Hebrew decoded as cp1252: no letter as written, two once repaired)
+    assert all(map(can_hold_entity, ["×©×¨", "a", "7", "²", "Ã©", "…"]))

@@ -380,6 +380,19 @@ def _pieces(text: str | None, limit: int | None = None, frequent: frozenset[str]
     return out
 
 
+# A letter or digit, or a character that repairing mis-decoded text can make one of ("×©×¨" is
+# "שר": Latin-1, the C1 controls and cp1252's letters and punctuation).
+_MAY_NAME = re.compile(r"[^\W_]|[\x80-\u024f\u02c6\u02dc\u2013-\u2122]")
+
+
+def can_hold_entity(text: str) -> bool:
+    """Whether NER could find a span in the text that `Recognizer.spans` keeps: a span without a
+    letter or digit, even repaired (`_says_nothing_here`), says nothing and is dropped, so a
+    piece without any ("...", ":( :(", a run of emoji) is not read (the blog sample: 46 of
+    13,420 pieces)."""
+    return _MAY_NAME.search(text) is not None
+
+
 def _batches(texts: list[str], size: int) -> list[list[str]]:
     """texts in runs of at most `size` texts and, unless one text is longer, MAX_PIECE characters:
     spaCy's memory grows with the characters of a batch (five pieces of 100,000 characters of
@@ -511,8 +524,12 @@ class Recognizer:
     def spans(self, texts: list[str]) -> list[list[Span]]:
         """The NER spans of each text (not None, at most MAX_PIECE long): spaCy's entities less
         the vague dates and times, the false positives of the guards and the allowed surfaces."""
-        docs = [d for batch in _batches(texts, self.batch_size) for d in self.nlp.pipe(batch, batch_size=len(batch))]
-        ents = [d.ents for d in docs]            # doc.ents walks every token: once per doc
+        read = [i for i, t in enumerate(texts) if can_hold_entity(t)]
+        docs = [None] * len(texts)
+        for i, d in zip(read, (d for batch in _batches([texts[i] for i in read], self.batch_size)
+                               for d in self.nlp.pipe(batch, batch_size=len(batch)))):
+            docs[i] = d
+        ents = [() if d is None else d.ents for d in docs]      # doc.ents walks every token: once per doc
         drop = self._false_positives(docs, texts, ents)
         out = []
         for i, (text, es) in enumerate(zip(texts, ents)):
