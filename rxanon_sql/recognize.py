@@ -26,7 +26,7 @@ from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
 from udfs.rules import RuleRecognizer
-from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
+from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_CLUSTERS_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
 from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
@@ -189,13 +189,13 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
 
 def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
     """rx_find_corpus(text): the text searched for every needle of the temporary table
-    corpus_needles (corpus_needles.sql) at once; rx_resolve(matches): which of a cluster of
-    overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
+    corpus_needles (corpus_needles.sql) at once; rx_resolve(clusters, text): which of a text's clusters
+    of overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
     needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
     search = CorpusSearcher(needles).arrow
     replace_function(con, "rx_find_corpus", search if on_rows is None else counted(search, on_rows), ["VARCHAR"],
                      CORPUS_MATCH_SQL_TYPE)
-    replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_ITEMS_SQL_TYPE], RESOLVE_ITEMS_SQL_TYPE)
+    replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_CLUSTERS_SQL_TYPE, "VARCHAR"], RESOLVE_ITEMS_SQL_TYPE)
 
 
 
