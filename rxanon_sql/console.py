@@ -1,5 +1,5 @@
 """What the commands print: tables, measures, verdicts and progress bars (click and tqdm); the
-commands themselves are in cli.py."""
+commands themselves are in cli/."""
 from __future__ import annotations
 
 import sys
