@@ -314,9 +314,9 @@ def child_ner(spec: dict) -> dict:
     workers, rules = int(spec["workers"]), spec.get("rules", True)
     pids = []
     if workers == 1:
-        from udfs.ner import Recognizer
+        from udfs.ner import TextRecognizer
         from udfs.parallel import NoRules
-        rec = Recognizer()
+        rec = TextRecognizer()
         if not rules:
             rec.rules = NoRules()
         rec.arrow(pa.array(texts[:64]))                 # warm up

@@ -8,7 +8,7 @@ Each kind is one class of the package `udfs.recognizers`, found through its regi
 
 Every offset refers to the text exactly as given: the text is never normalised here, because the
 caller replaces the spans in the string it passed and a shifted offset would leak or corrupt it.
-(`ner.Recognizer` passes the text cleaned of glue characters and maps the spans back itself.)
+(`ner.TextRecognizer` passes the text cleaned of glue characters and maps the spans back itself.)
 """
 from __future__ import annotations
 
