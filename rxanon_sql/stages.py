@@ -52,8 +52,6 @@ NAMES = tuple(s.name for s in STAGES)
 # The tasks within a stage that count texts, with the progress bar's label: "ner" in ner,
 # "search" (the corpus-wide term search) in terms.
 COUNTED = {"ner": "NER", "search": "term search"}
-# The stages a retuning run keeps from the run before (reuse.py).
-REUSABLE = ("terms", "linking", "persons")
 
 
 def writes_table() -> str:
