@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import config_from, rows
+from helpers import config_from, rows, texts_config
 from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
 from udfs.corpus import CorpusSearcher
@@ -20,18 +20,7 @@ from udfs.glue import GLUE_RUN, clean
 from udfs.ner import ENTITY_ARROW_TYPE, TextRecognizer
 from rxanon_sql.verify import verify
 
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "GPE", "MAIL", "PHONE"]
-[anonymization]
-k = {k}
-"""
+CONFIG = texts_config(["PERSON", "GPE", "MAIL", "PHONE"], k="{k}")
 
 # Format characters (zero-width space, non-joiner, joiner, word joiner, byte order mark, soft
 # hyphen, a bidi override) and control characters that are not white space.

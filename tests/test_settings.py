@@ -14,15 +14,10 @@ import pytest
 
 from rxanon_sql import config, config_docs, reuse
 from rxanon_sql.config import Config, ConfigError, parse_config
+from helpers import ONE_TABLE
 from rxanon_sql.settings import INTEGER, setting
 
-BASE = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-"""
+BASE = ONE_TABLE
 
 
 @dataclasses.dataclass(frozen=True)
