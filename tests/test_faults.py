@@ -12,7 +12,7 @@ import tempfile
 import duckdb
 import pytest
 
-from helpers import demo_config, rows
+from helpers import cli as in_process, demo_config, rows
 from rxanon_sql.demo import CONFIG, write_demo_database
 from rxanon_sql.pipeline import apply
 
@@ -23,6 +23,8 @@ SECOND = CONFIG.replace("k = 2", "k = 3").replace("[text.terms]", "[text.terms]\
 
 
 def cli(*args, env=None):
+    """A run in a process of its own, which the fault point can kill. (The rerun after it runs in
+    this process, helpers.cli: the same command, without a second start of Python and spaCy.)"""
     return subprocess.run([sys.executable, "-m", "rxanon_sql", *args], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=300, env={**os.environ, **(env or {})})
 
@@ -55,7 +57,7 @@ def test_kill_at_any_point_keeps_the_previous_release(released, tmp_path, point)
     r = cli("apply", str(db), "--config", str(tmp_path / "second.toml"), env={"RXANON_SQL_FAULT": point})
     assert r.returncode == -9, (r.returncode, r.stderr[-500:])
     assert state(db) == before
-    r = cli("apply", str(db), "--config", str(tmp_path / "second.toml"))
+    r = in_process("apply", str(db), "--config", str(tmp_path / "second.toml"))
     assert r.returncode == 0, r.stderr
     after = state(db)
     assert after[:2] == before[:2] and after[3] == [(2, 3)]
@@ -72,7 +74,7 @@ def test_kill_while_retuning_keeps_the_previous_release(released, tmp_path, poin
     r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"), env={"RXANON_SQL_FAULT": point})
     assert r.returncode == -9, (r.returncode, r.stderr[-500:])
     assert state(db) == before
-    r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
+    r = in_process("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
     assert r.returncode == 0 and "were kept" in r.stdout, r.stderr
     assert state(db)[3] == [(2, 2)] and state(db)[2] != before[2]
 
