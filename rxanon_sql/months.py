@@ -21,6 +21,8 @@ FILE = "month_names.tsv"
 ENGLISH_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
                   "october", "november", "december")
 ENGLISH_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Their abbreviations as texts write them ("may" is its own; September is "sept" or "sep").
+ENGLISH_MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec")
 WEEKDAY_FILE = "weekday_names.tsv"
 
 

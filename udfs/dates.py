@@ -7,9 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from rxanon_sql.months import ENGLISH_MONTHS as MONTHS, ENGLISH_WEEKDAYS as WEEKDAYS
+from rxanon_sql.months import ENGLISH_MONTH_ABBREVIATIONS, ENGLISH_MONTHS as MONTHS, ENGLISH_WEEKDAYS as WEEKDAYS
 
-_MONTH_ALT = "|".join(sorted({m for m in MONTHS} | {m[:3] for m in MONTHS} | {"sept"}, key=len, reverse=True))
+_MONTH_ALT = "|".join(sorted({*MONTHS, *ENGLISH_MONTH_ABBREVIATIONS}, key=len, reverse=True))
 _WEEKDAY_ALT = "|".join(sorted(set(WEEKDAYS) | {w[:3] for w in WEEKDAYS}, key=len, reverse=True))
 _ORD = r"(?:st|nd|rd|th)"
 

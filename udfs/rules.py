@@ -16,6 +16,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from rxanon_sql.months import ENGLISH_MONTH_ABBREVIATIONS, ENGLISH_MONTHS
+
 from . import recognizers
 from .recognizers.base import Scan
 from .recognizers.chars import _NOT_WORD_AFTER, _WORD, _cuts_word
@@ -182,10 +184,7 @@ def _resolve(text: str, hits: list[tuple[int, int, int, str, str]]) -> list[Span
 
 
 # --- vague temporal expressions ---------------------------------------------------------------
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
+_MONTHS = "|".join((*ENGLISH_MONTHS, *ENGLISH_MONTH_ABBREVIATIONS))
 _WEEKDAYS = (
     "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
     "mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"
