@@ -111,8 +111,8 @@ def test_pseudonymize_is_deterministic_per_secret():
     assert a == b and a != c
 
 
-def test_generalize_keeps_what_suppression_loses():
-    label = demo()
+def test_generalize_keeps_what_suppression_loses(demo_con):
+    label = demo_con        # (the demo under the default operator, label)
     gen = demo(operator="generalize")
     texts = dict(rows(gen, "SELECT row_id, text FROM rx.audit"))
     assert texts[1].endswith("from North America.") and "trip to North America" in texts[4]
