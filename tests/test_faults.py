@@ -12,9 +12,8 @@ import tempfile
 import duckdb
 import pytest
 
-from helpers import cli as in_process, demo_config, rows
-from rxanon_sql.demo import CONFIG, write_demo_database
-from rxanon_sql.pipeline import apply
+from helpers import cli as in_process, rows
+from rxanon_sql.demo import CONFIG
 
 POINTS = ["validate", "ner", "ner_chunk", "join", "terms", "linking", "persons", "partitioning",
           "recoding_release", "measures", "commit"]
@@ -29,14 +28,10 @@ def cli(*args, env=None):
                           cwd=tempfile.gettempdir(), timeout=300, env={**os.environ, **(env or {})})
 
 
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    path = tmp_path_factory.mktemp("faults") / "base.duckdb"
-    con = duckdb.connect(str(path))
-    write_demo_database(con)
-    apply(con, demo_config())
-    con.close()
-    return path
+@pytest.fixture
+def released(demo_db):
+    """The session's demo release (conftest.demo_db), which each test copies before it writes."""
+    return demo_db
 
 
 def state(path):
