@@ -137,8 +137,8 @@ def make_recognizer(cfg: Config):
     if cfg.workers > 1:
         from udfs.parallel import ParallelRecognizer  # (here for start-up time: spaCy loads with it)
         return ParallelRecognizer(cfg.workers, *args, **guards)
-    from udfs.ner import Recognizer  # (here for start-up time: spaCy loads with it)
-    return Recognizer(*args, **guards)
+    from udfs.ner import TextRecognizer  # (here for start-up time: spaCy loads with it)
+    return TextRecognizer(*args, **guards)
 
 
 def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int) -> None:

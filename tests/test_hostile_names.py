@@ -11,22 +11,11 @@ import re
 import duckdb
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from helpers import config_from, rows
+from helpers import config_from, rows, texts_config
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
 
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "GPE", "MAIL", "PHONE", "URL"]
-[anonymization]
-k = 2
-"""
+CONFIG = texts_config(["PERSON", "GPE", "MAIL", "PHONE", "URL"])
 # First names that are common words (so no rare word of their own), surnames that are rare
 FIRST = ("Ana", "Rita", "Maria", "Carlos", "Omar", "Grace", "George", "John")
 LAST = ("Sousa", "Pereira", "Mendes", "Tanaka", "Okafor", "Nakamura", "Kowalczyk", "Oyelaran")

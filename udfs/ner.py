@@ -394,8 +394,9 @@ def _batches(texts: list[str], size: int) -> list[list[str]]:
     return out
 
 
-class Recognizer:
-    """spaCy NER merged with the rule recognizers.
+class TextRecognizer:
+    """spaCy NER merged with the rule recognizers: everything that finds terms in a text (not one
+    rule recognizer, which is `udfs.recognizers.Recognizer`).
 
     ``pos_filter`` (on by default): a name-like span (PERSON, ORG, GPE, ...) that starts a sentence
     and holds no noun, proper noun or number by spaCy's tagger is dropped ("Rainy weather again"
