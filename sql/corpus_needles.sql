@@ -59,6 +59,17 @@ WHERE f.source = 'ner' AND f.term = lower(f.term)
   AND NOT EXISTS (SELECT 1 FROM unnest(regexp_extract_all(f.norm, '[\pL\pN_]+')) AS w(word)
                   WHERE w.word NOT IN (SELECT word FROM rx.everyday_words));
 
+-- A span of the model that, read as its mis-decoded text says (rx_repaired, udfs/repair.py),
+-- is only the language's most frequent words and single letters names no one: "Itâ\x80\x99s"
+-- is "It's"; on the blog sample the trimmed span "Itâ\x80\x99s" of a PERSON "¦Itâ\x80\x99s" became
+-- 426 replacements of "It's" in 40 persons' texts. (udfs/ner.py reads the spans it keeps the same
+-- way, as they stand in their text; this reads each term as terms.sql trimmed it.) Only a span
+-- beyond ASCII can read otherwise than it is written.
+DELETE FROM terms_found AS f
+WHERE f.source = 'ner' AND NOT regexp_matches(f.term, '^[[:ascii:]]*$')
+  AND NOT EXISTS (SELECT 1 FROM unnest(regexp_extract_all(lower(rx_repaired(f.term)), '[\pL\pN_]+')) AS w(word)
+                  WHERE length(w.word) > 1 AND w.word NOT IN (SELECT word FROM rx.frequent_words));
+
 CREATE OR REPLACE TEMP TABLE needle_labels AS
 WITH found AS (
     SELECT norm, term, label, source, count(*) AS n
@@ -75,6 +86,10 @@ parts AS (
           WHERE label IN ('PERSON', 'ORG', 'GPE', 'FAC', 'LOC') AND source <> 'identifier') AS f
     CROSS JOIN unnest(f.words) AS u(word)
     WHERE array_length(f.words) > 1 AND length(u.word) > 1 AND regexp_matches(u.word, '^\p{Lu}')
+      -- (a piece of mis-decoded text is no word of the name: "Iâ" of "Iâ€™m Princeton", which
+      -- says "I'm Princeton")
+      AND (regexp_matches(f.term, '^[[:ascii:]]*$')
+           OR list_contains(regexp_extract_all(rx_repaired(f.term), '[\pL\pN_]+'), u.word))
       AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
            OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
 ),
@@ -105,8 +120,10 @@ guard_words AS (
     WHERE d.word IS NULL OR c.word IS NOT NULL
     GROUP BY w.word
 ),
+-- (a word that many persons of the corpus write, $widely or more, is a word of the corpus's own:
+-- "urllink", "4th", "donâ" of "donâ€™t". common_words.widely_written; residual.sql passes it too)
 rare_words AS (
-    SELECT word AS norm, 'RARE' AS label, 1 AS n FROM guard_words
+    SELECT word AS norm, 'RARE' AS label, 1 AS n FROM guard_words WHERE persons < $widely
 ),
 -- (the guard words that fewer than k persons write: no partition can share them)
 few_words AS (

@@ -96,11 +96,13 @@ FROM (SELECT person, norm
       FROM terms_found
       WHERE source = 'identifier' OR (label IN (SELECT label FROM rx.labels) AND NOT rx_written_as_name(term))) AS f;
 
+-- (every needle of everyday words, whether or not its words are common in the language: the
+-- corpus's own everyday words, "hella", are no common words, corpus_needles.sql; the leak check
+-- reads every surface of everyday words so)
 CREATE OR REPLACE TEMP TABLE cased_keys AS
 SELECT n.norm, rx_key(n.norm) AS key
 FROM corpus_needles AS n
 CROSS JOIN unnest(regexp_extract_all(n.norm, '[\pL\pN_]+')) AS w(word)
-WHERE n.cased
 GROUP BY n.norm
 HAVING bool_and(w.word IN (SELECT word FROM rx.everyday_words));
 
