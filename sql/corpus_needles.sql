@@ -60,15 +60,16 @@ WHERE f.source = 'ner' AND f.term = lower(f.term)
                   WHERE w.word NOT IN (SELECT word FROM rx.everyday_words));
 
 -- A span of the model that, read as its mis-decoded text says (rx_repaired, udfs/repair.py),
--- is only the language's most frequent words and single letters names no one: "Itâ\x80\x99s"
+-- is only the language's most frequent words and single Latin letters names no one (one
+-- character of another script, a Chinese surname "李", may name someone): "Itâ\x80\x99s"
 -- is "It's"; on the blog sample the trimmed span "Itâ\x80\x99s" of a PERSON "¦Itâ\x80\x99s" became
 -- 426 replacements of "It's" in 40 persons' texts. (udfs/ner.py reads the spans it keeps the same
 -- way, as they stand in their text; this reads each term as terms.sql trimmed it.) Only a span
 -- beyond ASCII can read otherwise than it is written.
 DELETE FROM terms_found AS f
-WHERE f.source = 'ner' AND NOT regexp_matches(f.term, '^[[:ascii:]]*$')
+WHERE f.source = 'ner' AND NOT regexp_matches(f.term, '^[\x{00}-\x{7F}]*$')
   AND NOT EXISTS (SELECT 1 FROM unnest(regexp_extract_all(lower(rx_repaired(f.term)), '[\pL\pN_]+')) AS w(word)
-                  WHERE length(w.word) > 1 AND w.word NOT IN (SELECT word FROM rx.frequent_words));
+                  WHERE NOT regexp_matches(w.word, '^[a-z0-9]$') AND w.word NOT IN (SELECT word FROM rx.frequent_words));
 
 CREATE OR REPLACE TEMP TABLE needle_labels AS
 WITH found AS (
@@ -88,7 +89,7 @@ parts AS (
     WHERE array_length(f.words) > 1 AND length(u.word) > 1 AND regexp_matches(u.word, '^\p{Lu}')
       -- (a piece of mis-decoded text is no word of the name: "Iâ" of "Iâ€™m Princeton", which
       -- says "I'm Princeton")
-      AND (regexp_matches(f.term, '^[[:ascii:]]*$')
+      AND (regexp_matches(f.term, '^[\x{00}-\x{7F}]*$')
            OR list_contains(regexp_extract_all(rx_repaired(f.term), '[\pL\pN_]+'), u.word))
       AND (lower(u.word) NOT IN (SELECT word FROM rx.common_words)
            OR f.label = 'PERSON' AND lower(u.word) IN (SELECT word FROM rx.name_words))
