@@ -162,7 +162,7 @@ def widely_written(persons: int, k: int) -> int:
 
 
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
-                        dictionary_zipf: float | None = None) -> None:
+                        dictionary_zipf: float | None = None, candidates: bool = True) -> None:
     """`<schema>.common_words(word)`, `<schema>.everyday_words(word)` (and `everyday_candidates`),
     `<schema>.frequent_words(word)`
     and `<schema>.name_words(word)` for the run's language, and `<schema>.dictionary_words(word)`
@@ -178,7 +178,8 @@ def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, 
     # (the words that corpus_needles.sql adds to them where the corpus writes them as everyday
     # words: the names left out above, "hope", "guy", "friend", and the dictionary's other words
     # that are neither a name nor a place, "hella", "anyhow")
-    _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
+    if candidates:      # (the residual audit reads none of them: verify.py)
+        _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
     _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
     _register(con, table("dictionary_words", schema).sql("duckdb"),
