@@ -25,7 +25,7 @@ from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE
                            register_vocabulary, widely_written)
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
-from udfs.repair import repaired_arrow
+from udfs.mojibake import repaired_arrow
 from udfs.rules import RuleRecognizer
 from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
 from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,

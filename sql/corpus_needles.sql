@@ -59,7 +59,7 @@ WHERE f.source = 'ner' AND f.term = lower(f.term)
   AND NOT EXISTS (SELECT 1 FROM unnest(regexp_extract_all(f.norm, '[\pL\pN_]+')) AS w(word)
                   WHERE w.word NOT IN (SELECT word FROM rx.everyday_words));
 
--- A span of the model that, read as its mis-decoded text says (rx_repaired, udfs/repair.py),
+-- A span of the model that, read as its mis-decoded text says (rx_repaired, udfs/mojibake.py),
 -- is only the language's most frequent words and single Latin letters names no one (one
 -- character of another script, a Chinese surname "李", may name someone): "Itâ\x80\x99s"
 -- is "It's"; on the blog sample the trimmed span "Itâ\x80\x99s" of a PERSON "¦Itâ\x80\x99s" became

@@ -109,3 +109,16 @@ def test_a_bare_number_is_the_term_only_where_recognized(monkeypatch):
     two = " ".join(person_texts(con, 2))
     assert "250" not in two, two              # a longer number goes wherever its person writes it
     assert verify(con, strict=True).ok
+
+
+def test_a_mis_decoded_piece_is_no_part_of_a_name(monkeypatch):
+    # "Iâ€™m Princeton" tagged as a PERSON: "Princeton" is a name part, "Iâ" (of "I'm") is none,
+    # and 22 other writers' "Iâ€™m" stays (a token written by 22 of 23 persons is a word of the
+    # corpus's own). Before, "Iâ" became a name needle: 624 replacements on the blog sample.
+    posts = [(1, "Hello, Iâ€™m Princeton and this is my blog.", [("Iâ€™m Princeton", "PERSON")])]
+    posts += [(p, "Iâ€™m happy today.", []) for p in range(2, 24)]
+    con = run(monkeypatch, posts)
+    out = released(con)
+    assert sum("Iâ€™m happy" in t for t in out) == 22, out
+    assert not any("Princeton" in t for t in out), out
+    assert verify(con, strict=True).ok
