@@ -142,7 +142,7 @@ def _apply(spec: dict) -> dict:
 
 
 def child_spark_apply(spec: dict) -> dict:
-    """apply on a local Spark (rxanon_sql/spark.py) over the relations of spec["db"], written to
+    """apply on a local Spark (rxanon_sql/engines/spark/) over the relations of spec["db"], written to
     Parquet once, with its NER cache copied from the DuckDB file (filled by the generator), so
     that the run does no NER, as the DuckDB runs."""
     import duckdb
@@ -151,7 +151,7 @@ def child_spark_apply(spec: dict) -> dict:
     from rxanon_sql.config import parse_config
     from rxanon_sql.generate import config_text
     from rxanon_sql.pipeline import apply
-    from rxanon_sql.spark import open_release
+    from rxanon_sql.engines.spark import open_release
     from rxanon_sql.sqlrun import mark_owned
     work = Path(spec["workdir"])
     inputs = {n: str(work / f"{n}.parquet") for n in ("authors", "posts")}
@@ -314,9 +314,9 @@ def child_ner(spec: dict) -> dict:
     workers, rules = int(spec["workers"]), spec.get("rules", True)
     pids = []
     if workers == 1:
-        from udfs.ner import Recognizer
+        from udfs.ner import TextRecognizer
         from udfs.parallel import NoRules
-        rec = Recognizer()
+        rec = TextRecognizer()
         if not rules:
             rec.rules = NoRules()
         rec.arrow(pa.array(texts[:64]))                 # warm up

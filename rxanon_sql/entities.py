@@ -19,7 +19,7 @@ ENTITIES_FUNCTION = "rx_entities"
 
 
 def recognizer_for(cfg: Config | None = None):
-    """A Recognizer configured like `apply` would build it for cfg (default: the defaults)."""
+    """A TextRecognizer configured like `apply` would build it for cfg (default: the defaults)."""
     cfg = cfg or Config()
     return _recognizer(cfg.pipeline, tuple(cfg.phone_regions),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.terms.items())),
@@ -30,8 +30,8 @@ def recognizer_for(cfg: Config | None = None):
 
 @functools.lru_cache(maxsize=4)
 def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard, label_map=()):
-    from udfs.ner import Recognizer  # (here for start-up time: spaCy loads with it)
-    return Recognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
+    from udfs.ner import TextRecognizer  # (here for start-up time: spaCy loads with it)
+    return TextRecognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
                       allow=allow, common_word_guard=common_word_guard, label_map=dict(label_map))
 
 

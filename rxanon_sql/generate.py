@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from .config import parse_config
+from .months import ENGLISH_MONTHS
 from .pipeline import check_schema_is_ours
 from .recognize import fingerprint
 from .sqlrun import create_schema, mark_owned, run_file, table
@@ -40,8 +41,7 @@ TOPICS = ("indUnk", "Student", "Technology", "Arts", "Education", "Communication
           "InvestmentBanking", "Automotive", "Agriculture", "Construction", "Environment", "Maritime")
 SIGNS = ("Aries", "Taurus", "Gemini", "Cancer", "Leo", "Virgo", "Libra", "Scorpio", "Sagittarius",
          "Capricorn", "Aquarius", "Pisces")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
-          "October", "November", "December")
+MONTHS = tuple(m.title() for m in ENGLISH_MONTHS)
 
 FIRST = ("James", "Mary", "John", "Patricia", "Robert", "Jennifer", "Michael", "Linda", "William", "Elizabeth",
          "David", "Barbara", "Richard", "Susan", "Joseph", "Jessica", "Thomas", "Sarah", "Charles", "Karen",

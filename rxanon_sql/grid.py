@@ -144,3 +144,11 @@ def _record(con: duckdb.DuckDBPyConnection, schema: str, name: str, **params) ->
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def sweep_rows(con: duckdb.DuckDBPyConnection, schema: str, sweep_id) -> list[tuple]:
+    """The runs of one sweep as `rxanon-sql sweep` prints them, by k, strategy and lambda."""
+    return con.execute(f"SELECT k, lam, strategy, ok, partitions, round(size_mean, 1), splits_relational, "
+                       f"splits_textual, round(ncp_a, 4), round(ncp_x, 4), round(ncp, 4), round(risk_highest, 3), "
+                       f"reused, round(seconds, 2) FROM {table('sweep', schema).sql('duckdb')} "
+                       "WHERE sweep_id = ? ORDER BY k, strategy DESC, lam", [sweep_id]).fetchall()

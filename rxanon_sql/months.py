@@ -16,6 +16,13 @@ LOCALES = ("en", "es", "de", "fr", "it", "pt", "nl", "ca", "da", "sv", "nb", "nn
            "sk", "sl", "hr", "bs", "sr_Latn", "hu", "ro", "tr", "id", "ms", "tl", "af", "is", "ga", "cy", "eu", "gl",
            "sq", "mt", "sw")
 FILE = "month_names.tsv"
+# The English names in calendar order, lower case: the dates a text writes (udfs/dates.py), the
+# generalize operator's hierarchies and the generated data (title-cased there) read them here.
+ENGLISH_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                  "october", "november", "december")
+ENGLISH_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Their abbreviations as texts write them ("may" is its own; September is "sept" or "sep").
+ENGLISH_MONTH_ABBREVIATIONS = ("jan", "feb", "mar", "apr", "jun", "jul", "aug", "sept", "sep", "oct", "nov", "dec")
 WEEKDAY_FILE = "weekday_names.tsv"
 
 

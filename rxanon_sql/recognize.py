@@ -22,11 +22,12 @@ from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
 from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN,
-                           register_vocabulary)
+                           register_vocabulary, widely_written)
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
+from udfs.mojibake import repaired_arrow
 from udfs.rules import RuleRecognizer
-from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
+from udfs.corpus import CORPUS_MATCH_SQL_TYPE, RESOLVE_CLUSTERS_SQL_TYPE, RESOLVE_ITEMS_SQL_TYPE, CorpusSearcher, resolve_arrow, key_arrow, written_as_name
 from udfs.find import (ITEMS_SQL_TYPE, OWN_ITEMS_SQL_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_SQL_TYPE, find_texts_arrow,
                          find_texts_own)
 
@@ -137,8 +138,8 @@ def make_recognizer(cfg: Config):
     if cfg.workers > 1:
         from udfs.parallel import ParallelRecognizer  # (here for start-up time: spaCy loads with it)
         return ParallelRecognizer(cfg.workers, *args, **guards)
-    from udfs.ner import Recognizer  # (here for start-up time: spaCy loads with it)
-    return Recognizer(*args, **guards)
+    from udfs.ner import TextRecognizer  # (here for start-up time: spaCy loads with it)
+    return TextRecognizer(*args, **guards)
 
 
 def _fill(con: duckdb.DuckDBPyConnection, cfg: Config, fp: str, total: int) -> None:
@@ -189,13 +190,13 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
 
 def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
     """rx_find_corpus(text): the text searched for every needle of the temporary table
-    corpus_needles (corpus_needles.sql) at once; rx_resolve(matches): which of a cluster of
-    overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
+    corpus_needles (corpus_needles.sql) at once; rx_resolve(clusters, text): which of a text's clusters
+    of overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
     needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
     search = CorpusSearcher(needles).arrow
     replace_function(con, "rx_find_corpus", search if on_rows is None else counted(search, on_rows), ["VARCHAR"],
                      CORPUS_MATCH_SQL_TYPE)
-    replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_ITEMS_SQL_TYPE], RESOLVE_ITEMS_SQL_TYPE)
+    replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_CLUSTERS_SQL_TYPE, "VARCHAR"], RESOLVE_ITEMS_SQL_TYPE)
 
 
 
@@ -218,6 +219,7 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     `progress(done, total)`: the texts of rx.texts the corpus-wide search has gone through, after
     each vector of them."""
     register_find_texts(con)
+    replace_function(con, "rx_repaired", repaired_arrow, ["VARCHAR"], "VARCHAR")
     drop_base_table(con, table("terms_found", cfg.schema))     # (a table of earlier versions)
     run_file(con, "terms", cfg.schema)
     # Direct identifiers first: a term they overlap is dropped, and propagation then tags the
@@ -225,7 +227,12 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     register_vocabulary(con, cfg.schema, cfg.lang, cfg.rare_zipf, cfg.guard_zipf)
     build_identifier_values(con, cfg, types)
     mark_identifiers(con, cfg)
-    run_file(con, "corpus_needles", cfg.schema, rare_guard=bool(cfg.rare_guard), allow=list(cfg.allow), token=TOKEN,
+    # (the persons who have a text: the rare guard's bar of a word of the corpus's own)
+    persons = run(con, exp.select(exp.Count(this=exp.Distinct(expressions=[col("person")])))
+                  .from_(table("texts", cfg.schema)).where(exp.Not(this=exp.Is(this=col("text"), expression=exp.null())))
+                  ).fetchall()[0][0]
+    run_file(con, "corpus_needles", cfg.schema, widely=widely_written(persons, cfg.k),
+             rare_guard=bool(cfg.rare_guard), allow=list(cfg.allow), token=TOKEN,
              word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE,
              capitalised=CAPITALISED)
     on_rows = None

@@ -31,7 +31,8 @@ STAGES = (
           writes="`rx.terms`, `rx.bare_occurrences` (occurrences of a person's surfaces that no term holds: the sweep's)"),
     Stage("persons", "`persons.py`", "`persons.sql`",
           writes="`rx.person_*`, `rx.domain`, `rx.persons`, `rx.reusable` (`reuse.py`: a later run with the same fingerprint starts at partitioning)"),
-    Stage("partitioning", "`partition.py` (numpy Mondrian and GDF; l and t through `diversity.py`); "
+    Stage("partitioning", "`partition.py` (numpy Mondrian and GDF; a level's scores in `partition_level.py`; l and t "
+                          "through `partition_diversity.py` and `diversity.py`); "
                           "`partition_sql.py`, the same levels as SQL beyond `in_memory_rows`",
           "`sensitive_values.sql`, `partition.sql`; `partition_sql_*.sql`",
           writes="`rx.partitions`, `rx.splits`, `rx.split_candidates`, `rx.partition_tree`"),
@@ -51,8 +52,6 @@ NAMES = tuple(s.name for s in STAGES)
 # The tasks within a stage that count texts, with the progress bar's label: "ner" in ner,
 # "search" (the corpus-wide term search) in terms.
 COUNTED = {"ner": "NER", "search": "term search"}
-# The stages a retuning run keeps from the run before (reuse.py).
-REUSABLE = ("terms", "linking", "persons")
 
 
 def writes_table() -> str:

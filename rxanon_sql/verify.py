@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from .advice import advise
 from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, DEFAULT_ZIPF, TOKEN,
-                           pipeline_language, register_vocabulary)
+                           pipeline_language, register_vocabulary, widely_written)
 from .config import Attribute, Config
 from .diversity import failing_classes
 from .hierarchy import Hierarchy
@@ -146,12 +146,16 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     start = time.perf_counter()
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {ident(AUDIT_CATALOG).sql('duckdb')} (READ_WRITE)")
     try:
-        register_vocabulary(con, AUDIT_CATALOG, lang, zipf, dictionary_zipf)
+        register_vocabulary(con, AUDIT_CATALOG, lang, zipf, dictionary_zipf, candidates=False)
         for name, query in (("residual_originals", originals), ("residual_row_values", others),
                             ("residual_classes", classes)):
             run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
                                 properties=exp.Properties(expressions=[exp.TemporaryProperty()])))
-        rows = run_file(con, "residual", schema, cached=False, **params).fetchall()
+        # (the bar of a word of the corpus's own, from the persons who have an original text)
+        persons = run(con, exp.select(exp.Count(this=exp.Distinct(expressions=[col("person")])))
+                      .from_(exp.table_(ident("residual_originals")))
+                      .where(exp.Not(this=exp.Is(this=col("text"), expression=exp.null())))).fetchall()[0][0]
+        rows = run_file(con, "residual", schema, cached=False, widely=widely_written(persons, k), **params).fetchall()
     finally:
         drop_temporary(con, *_AUDIT_TABLES)
         con.execute(f"DETACH DATABASE IF EXISTS {ident(AUDIT_CATALOG).sql('duckdb')}")

@@ -17,6 +17,9 @@ WITH term_needles AS (
     -- (a generalized term is not kept either, nor one that a repair replaced: repair.sql)
     WHERE r.reason IN ('suppressed', 'generalized', 'repaired')
       AND NOT EXISTS (SELECT 1 FROM shown_terms AS s WHERE s.person = r.person AND s.norm = r.norm)
+      -- (a recognized bare number of one or two digits is the term only where it was recognized:
+      -- corpus_needles.sql; one that the rare guard replaced, or a repair, is the term everywhere)
+      AND NOT (regexp_matches(r.norm, '^[0-9]{1,2}$') AND r.label <> 'RARE' AND r.reason <> 'repaired')
 ),
 leak_needles AS (
     SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles

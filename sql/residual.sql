@@ -200,7 +200,9 @@ WITH occurrences AS (
     LEFT JOIN residual_classes AS k ON k.person = r.person
     LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
     LEFT JOIN residual_row_tokens AS v ON v.row_id = r.row_id
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
+    -- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
+    -- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
+    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely)
       AND NOT coalesce(list_contains(v.tokens, r.token), false)
     UNION ALL
     SELECT 'sequence', array_to_string(s.tokens, ' '),

@@ -87,9 +87,10 @@ WHERE (text_id, start_pos, end_pos, needle) IN (
 );
 
 -- Matches that overlap no other (the most, found by a running reach over each text's matches in
--- order) stay as they are; a cluster of overlapping ones goes to rx_resolve (udfs/corpus.py):
--- the longest first, then each that overlaps none kept before it. (A self-join of each text's
--- matches compares every pair, in the square of their number.)
+-- order) stay as they are; a text's clusters of overlapping ones go to rx_resolve
+-- (udfs/corpus.py) with the text: the longest first, then each that overlaps none kept before it,
+-- and one that would leave a word of its own bare is widened over the kept ones. (A self-join of
+-- each text's matches compares every pair, in the square of their number.)
 CREATE OR REPLACE TEMP TABLE resolved_matches AS
 WITH distinct_matches AS (
     SELECT DISTINCT text_id, start_pos, end_pos, needle FROM counted_matches
@@ -107,12 +108,16 @@ clustered AS (
 sized AS (
     SELECT *, count(*) OVER (PARTITION BY text_id, cluster) AS n FROM clustered
 ),
-chosen_in_clusters AS (
-    SELECT text_id, unnest(rx_resolve(array_agg(struct_pack(start_pos := start_pos, end_pos := end_pos,
-                                                            needle := needle)))) AS m
+clusters AS (
+    SELECT text_id, array_agg(struct_pack(start_pos := start_pos, end_pos := end_pos, needle := needle)) AS matches
     FROM sized
     WHERE n > 1
     GROUP BY text_id, cluster
+),
+chosen_in_clusters AS (
+    SELECT c.text_id, unnest(rx_resolve(c.clusters, t.text)) AS m
+    FROM (SELECT text_id, list(matches) AS clusters FROM clusters GROUP BY text_id) AS c
+    JOIN rx.texts AS t ON t.text_id = c.text_id
 )
 SELECT text_id, start_pos, end_pos, needle FROM sized WHERE n = 1
 UNION ALL

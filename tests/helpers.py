@@ -31,6 +31,25 @@ from rxanon_sql.pipeline import apply
 from udfs.ner import ENTITY_ARROW_TYPE
 
 
+# --- configurations -----------------------------------------------------------------------------
+
+# The smallest source most tests build: table t, one row per person `id`, an `age` (each test adds
+# the sections it needs).
+ONE_TABLE = """
+[source]
+relations = ["t"]
+person = "id"
+[attributes.age]
+type = "numeric"
+"""
+
+
+def texts_config(labels, k: int | str = 2, extra: str = "") -> str:
+    """ONE_TABLE with its column `text` searched for `labels`, at k (a str such as "{k}" leaves a
+    placeholder for str.format)."""
+    return ONE_TABLE + f'[text]\ncolumns = ["text"]\nlabels = {json.dumps(list(labels))}\n[anonymization]\nk = {k}\n' + extra
+
+
 def demo_config(**overrides):
     return parse_config(tomllib.loads(CONFIG)).with_overrides(**overrides)
 
@@ -268,19 +287,7 @@ NAME = ["Jo", "Jo Ann"]
 
 # --- a recognizer that tags given surfaces, and a release of posts of 30-year-olds (test_k2_terms, test_propagate_form)
 
-TAGGED_CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "ORG", "GPE"]
-[anonymization]
-k = 2
-lambda = {lam}
-"""
+TAGGED_CONFIG = texts_config(["PERSON", "ORG", "GPE"], extra="lambda = {lam}\n")
 
 
 class TaggedRecognizer:

@@ -8,15 +8,9 @@ import pytest
 from rxanon_sql.config import Config, ConfigError, load_config, parse_config
 from rxanon_sql.config_docs import docs_with_table
 from rxanon_sql.settings import DECLARED, STRINGS, all_settings
-from helpers import config_from, demo_config
+from helpers import ONE_TABLE, config_from, demo_config
 
-BASE = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-"""
+BASE = ONE_TABLE
 
 
 def test_demo_config_parses_with_defaults():

@@ -86,8 +86,24 @@ def test_resolve_keeps_the_longest_then_whatever_overlaps_nothing_kept():
     m = lambda s, e, n: {"start_pos": s, "end_pos": e, "needle": n}  # noqa: E731
     # "EDITOR STATUS OR HER" loses to the longer "STATUS OR HER FAVORITE"; "EDITOR" then
     # overlaps nothing kept and stays (dropping every match a better one overlaps lost it)
+    text = "EDITOR STATUS OR HER FAVORITE"
     cluster = [m(0, 6, "editor"), m(0, 20, "editor status or her"), m(7, 29, "status or her favorite")]
-    assert resolve_arrow(pa.array([cluster])).to_pylist() == [[m(7, 29, "status or her favorite"), m(0, 6, "editor")]]
+    assert resolve_arrow(pa.array([[cluster]]), pa.array([text])).to_pylist() == [
+        [m(7, 29, "status or her favorite"), m(0, 6, "editor")]]
+
+
+def test_resolve_widens_a_loser_that_would_leave_a_word_bare():
+    from udfs.corpus import resolve_arrow
+    m = lambda s, e, n: {"start_pos": s, "end_pos": e, "needle": n}  # noqa: E731
+    # "RITA MENDES THE MEETING" loses to the longer "MENDES THE MEETING MOVED": kept apart,
+    # "RITA" stayed readable; widened, the two are one match. A second cluster of the same text
+    # is resolved on its own.
+    text = "TELL RITA MENDES THE MEETING MOVED. Ana Sousa"
+    rita = [m(5, 28, "rita mendes the meeting"), m(12, 36, "mendes the meeting moved")]
+    ana = [m(37, 40, "ana"), m(37, 46, "ana sousa")]
+    assert resolve_arrow(pa.array([[rita, ana]]), pa.array([text])).to_pylist() == [
+        [m(5, 36, "mendes the meeting moved"), m(37, 46, "ana sousa")]]
+
 
 
 # ASCII, glue (ASCII and not), characters beyond ASCII that lower to two, separators

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import reference
 from helpers import RANDOM_CONFIG, build, cli, config_from, person, rows, scalar
-from rxanon_sql import partition as partition_module
+from rxanon_sql import partition_diversity
 from rxanon_sql.diversity import load_values
 from rxanon_sql.errors import ConfigError, InputError, ReleaseRejected
 from rxanon_sql.pipeline import apply
@@ -193,7 +193,7 @@ def test_a_release_that_breaks_l_is_rolled_back(monkeypatch):
     con = relational_people()
     apply(con, config_from(RELATIONAL, k=2))
     before = rows(con, "SELECT * FROM rx.release ORDER BY ALL")
-    monkeypatch.setattr(partition_module._Diverse, "allows", lambda self, allowable, *a: allowable)
+    monkeypatch.setattr(partition_diversity.Diverse, "allows", lambda self, allowable, *a: allowable)
     with pytest.raises(ReleaseRejected) as e:
         apply(con, config_from(RELATIONAL, k=2, l=2))
     assert e.value.verdict.undiverse
@@ -296,7 +296,7 @@ def test_the_command_line_overrides_l_and_t_and_verify_reports_them(tmp_path):
 
 
 def test_the_check_in_chunks_gives_the_same_partitions(monkeypatch):
-    """(a wide sensitive domain is counted a few candidates at a time: partition.CELLS)"""
+    """(a wide sensitive domain is counted a few candidates at a time: partition_diversity.CELLS)"""
     def partitions(con):
         apply(con, config_from(RELATIONAL + '[attributes.salary]\ntype = "sensitive"\n', k=2, l=2, t=0.6))
         return rows(con, "SELECT person, partition_id FROM rx.partitions ORDER BY person")
@@ -304,6 +304,6 @@ def test_the_check_in_chunks_gives_the_same_partitions(monkeypatch):
     con.execute("ALTER TABLE people ADD COLUMN salary INTEGER")
     con.execute("UPDATE people SET salary = (pid * 7) % 23")
     whole = partitions(con)
-    monkeypatch.setattr(partition_module, "CELLS", 30)     # 27 values side by side: one candidate a chunk
+    monkeypatch.setattr(partition_diversity, "CELLS", 30)     # 27 values side by side: one candidate a chunk
     assert partitions(con) == whole
     assert len({p for _, p in whole}) > 1

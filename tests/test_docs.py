@@ -81,3 +81,16 @@ def test_no_source_file_cites_the_design_notes():
              for p in (ROOT / folder).rglob("*") if p.suffix in (".py", ".sql")
              and p.name != "test_docs.py" and "DESIGN" + ".md" in p.read_text(encoding="utf-8")]
     assert cited == []
+
+
+def test_the_architecture_page_is_short_and_names_every_folder():
+    """docs/architecture.md is a newcomer's map of the tree: at most 150 lines, naming every folder
+    of the packages (`rxanon_sql/cli/`, `udfs/recognizers/`, …) and none that is gone."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150
+    folders = {"sql/"} | {f"{p.parent.relative_to(ROOT).as_posix()}/" for package in ("rxanon_sql", "udfs")
+                          for p in (ROOT / package).rglob("__init__.py")}
+    named = set(re.findall(r"`([a-z_]+(?:/[a-z_]+)*/)`", text))
+    assert folders - named == set(), "folders the page does not name"
+    # (a folder named short, `operators/`, is the end of one that exists)
+    assert {n for n in named if not any(f == n or f.endswith("/" + n) for f in folders)} == set()

@@ -3,6 +3,7 @@ of recoding: Unicode text outside replaced spans comes back byte-identical, and 
 is glued onto a neighbouring word."""
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 import duckdb
@@ -176,6 +177,7 @@ k = 2
 """
 
 
+@functools.cache     # (one text is asked about twice, sign and topic: one run)
 def _links(text):
     con = duckdb.connect()
     con.execute("CREATE TABLE t (id INTEGER, age INTEGER, sign VARCHAR, topic VARCHAR, day DATE, text VARCHAR)")
@@ -185,9 +187,9 @@ def _links(text):
         (3, 51, "Leo", "Arts", "2001-01-02", "nothing"),
         (4, 52, "Leo", "Arts", "2001-01-03", "nothing at all")])
     apply(con, config_from(LINK_CONFIG))
-    return {(a, text[s:e]) for a, s, e in rows(
+    return frozenset((a, text[s:e]) for a, s, e in rows(
         con, "SELECT linked_attribute, stated_start, stated_end FROM rx.terms "
-             "WHERE person = 1 AND linked_attribute IS NOT NULL")}
+             "WHERE person = 1 AND linked_attribute IS NOT NULL"))
 
 
 @pytest.mark.parametrize("text, link", [

@@ -12,9 +12,8 @@ import tempfile
 import duckdb
 import pytest
 
-from helpers import demo_config, rows
-from rxanon_sql.demo import CONFIG, write_demo_database
-from rxanon_sql.pipeline import apply
+from helpers import cli as in_process, rows
+from rxanon_sql.demo import CONFIG
 
 POINTS = ["validate", "ner", "ner_chunk", "join", "terms", "linking", "persons", "partitioning",
           "recoding_release", "measures", "commit"]
@@ -23,18 +22,16 @@ SECOND = CONFIG.replace("k = 2", "k = 3").replace("[text.terms]", "[text.terms]\
 
 
 def cli(*args, env=None):
+    """A run in a process of its own, which the fault point can kill. (The rerun after it runs in
+    this process, helpers.cli: the same command, without a second start of Python and spaCy.)"""
     return subprocess.run([sys.executable, "-m", "rxanon_sql", *args], capture_output=True, text=True,
                           cwd=tempfile.gettempdir(), timeout=300, env={**os.environ, **(env or {})})
 
 
-@pytest.fixture(scope="module")
-def released(tmp_path_factory):
-    path = tmp_path_factory.mktemp("faults") / "base.duckdb"
-    con = duckdb.connect(str(path))
-    write_demo_database(con)
-    apply(con, demo_config())
-    con.close()
-    return path
+@pytest.fixture
+def released(demo_db):
+    """The session's demo release (conftest.demo_db), which each test copies before it writes."""
+    return demo_db
 
 
 def state(path):
@@ -55,7 +52,7 @@ def test_kill_at_any_point_keeps_the_previous_release(released, tmp_path, point)
     r = cli("apply", str(db), "--config", str(tmp_path / "second.toml"), env={"RXANON_SQL_FAULT": point})
     assert r.returncode == -9, (r.returncode, r.stderr[-500:])
     assert state(db) == before
-    r = cli("apply", str(db), "--config", str(tmp_path / "second.toml"))
+    r = in_process("apply", str(db), "--config", str(tmp_path / "second.toml"))
     assert r.returncode == 0, r.stderr
     after = state(db)
     assert after[:2] == before[:2] and after[3] == [(2, 3)]
@@ -72,7 +69,7 @@ def test_kill_while_retuning_keeps_the_previous_release(released, tmp_path, poin
     r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"), env={"RXANON_SQL_FAULT": point})
     assert r.returncode == -9, (r.returncode, r.stderr[-500:])
     assert state(db) == before
-    r = cli("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
+    r = in_process("apply", str(db), "--config", str(tmp_path / "retuned.toml"))
     assert r.returncode == 0 and "were kept" in r.stdout, r.stderr
     assert state(db)[3] == [(2, 2)] and state(db)[2] != before[2]
 

@@ -9,12 +9,12 @@ from spacy.tokens import Span as SpacySpan
 from helpers import config_from, rows
 from rxanon_sql.config import ConfigError
 from rxanon_sql.pipeline import apply
-from udfs.ner import Recognizer
+from udfs.ner import TextRecognizer
 
 
 @pytest.fixture(scope="module")
-def rec() -> Recognizer:
-    return Recognizer()
+def rec() -> TextRecognizer:
+    return TextRecognizer()
 
 
 def dropped(rec, text: str, word: str, label: str) -> bool:
@@ -52,29 +52,29 @@ def test_names_and_other_spans_are_kept(rec, text, word, label):
 
 def test_the_model_really_tags_the_word_and_turning_the_guard_off_restores_it(rec):
     text = "we took the metro to the centre"
-    off = Recognizer(common_word_guard=False)
+    off = TextRecognizer(common_word_guard=False)
     assert [(s.term, s.label) for s in off.entities([text])[0]] == [("metro", "FAC")]
     assert rec.entities([text])[0] == []
-    assert not Recognizer(common_word_guard=False).common
+    assert not TextRecognizer(common_word_guard=False).common
     assert not dropped(off, "the wifi was slow in the room", "wifi", "PERSON")
 
 
 def test_a_rule_recognized_span_is_never_dropped():
-    r = Recognizer(terms={"AMENITY": ["wifi", "breakfast"]})
+    r = TextRecognizer(terms={"AMENITY": ["wifi", "breakfast"]})
     found = [(s.term, s.label, s.source) for s in r.entities(["the wifi was slow, the breakfast was cold"])[0]]
     assert ("wifi", "AMENITY", "list") in found and ("breakfast", "AMENITY", "list") in found
 
 
 def test_allowed_surfaces_are_no_spans_whoever_finds_them():
     text = "Ann Lee flew from London to New  York; she is an Engineer."
-    r = Recognizer(terms={"JOB": ["engineer"]})
+    r = TextRecognizer(terms={"JOB": ["engineer"]})
     found = {(s.term, s.label) for s in r.entities([text])[0]}
     assert {("London", "GPE"), ("Engineer", "JOB"), ("Ann Lee", "PERSON")} <= found
-    allowed = Recognizer(terms={"JOB": ["engineer"]}, allow=["london", "new york", "ENGINEER"])
+    allowed = TextRecognizer(terms={"JOB": ["engineer"]}, allow=["london", "new york", "ENGINEER"])
     found = {s.term for s in allowed.entities([text])[0]}
     assert "Ann Lee" in found and not {"London", "New  York", "Engineer"} & found
     # whole terms only: "york" alone does not allow "New York"
-    assert "New  York" in {s.term for s in Recognizer(allow=["york"]).entities([text])[0]}
+    assert "New  York" in {s.term for s in TextRecognizer(allow=["york"]).entities([text])[0]}
 
 
 CONFIG = """

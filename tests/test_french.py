@@ -165,8 +165,8 @@ def test_a_mapped_unknown_label_is_used(tmp_path):
         "\n[anonymization]", "")))
     check_labels(cfg)           # (no error: PATIENT is now PERSON)
     assert label_map(("PATIENT",), cfg.label_map) == {"PATIENT": "PERSON"}
-    from udfs.ner import Recognizer
-    assert Recognizer(cfg.pipeline, label_map=cfg.label_map).labels == {"PATIENT": "PERSON"}
+    from udfs.ner import TextRecognizer
+    assert TextRecognizer(cfg.pipeline, label_map=cfg.label_map).labels == {"PATIENT": "PERSON"}
 
 
 def test_label_map_is_checked():

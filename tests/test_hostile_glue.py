@@ -11,27 +11,16 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import config_from, rows
+from helpers import config_from, rows, texts_config
 from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
 from udfs.corpus import CorpusSearcher
 from udfs.find import find_all, find_texts_arrow
 from udfs.glue import GLUE_RUN, clean
-from udfs.ner import ENTITY_ARROW_TYPE, Recognizer
+from udfs.ner import ENTITY_ARROW_TYPE, TextRecognizer
 from rxanon_sql.verify import verify
 
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "GPE", "MAIL", "PHONE"]
-[anonymization]
-k = {k}
-"""
+CONFIG = texts_config(["PERSON", "GPE", "MAIL", "PHONE"], k="{k}")
 
 # Format characters (zero-width space, non-joiner, joiner, word joiner, byte order mark, soft
 # hyphen, a bidi override) and control characters that are not white space.
@@ -72,7 +61,7 @@ def test_glued_names_are_recognized_and_replaced_end_to_end():
 
 
 def test_the_recognizer_returns_spans_of_the_original_text():
-    rec = Recognizer()
+    rec = TextRecognizer()
     text = "Mail ja\u200bne@exa\x00mple.com, call +44 20 79\u200b46 0958; Jo\u00adhn\u200bSmith lives in Par\x02is."
     spans = rec.entities([text])[0]
     assert [(s.term, s.label) for s in spans] == [
@@ -83,7 +72,7 @@ def test_the_recognizer_returns_spans_of_the_original_text():
 
 def test_recognition_reads_the_text_in_nfc():
     # (a configured term written composed, the text decomposed: "e" + U+0301)
-    rec = Recognizer(terms={"CLIENT": ["José García"]})
+    rec = TextRecognizer(terms={"CLIENT": ["José García"]})
     text = "Met Jose\u0301 Garci\u0301a today"
     assert [(s.start, s.end, s.label) for s in rec.entities([text])[0]] == [(4, 17, "CLIENT")]
 
@@ -147,7 +136,7 @@ SENTENCES = [
 
 @pytest.fixture(scope="module")
 def recognizer():
-    return Recognizer()
+    return TextRecognizer()
 
 
 @st.composite

@@ -9,24 +9,13 @@ from __future__ import annotations
 import re
 
 import duckdb
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from helpers import config_from, rows
+from helpers import config_from, rows, texts_config
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
 
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "GPE", "MAIL", "PHONE", "URL"]
-[anonymization]
-k = 2
-"""
+CONFIG = texts_config(["PERSON", "GPE", "MAIL", "PHONE", "URL"])
 # First names that are common words (so no rare word of their own), surnames that are rare
 FIRST = ("Ana", "Rita", "Maria", "Carlos", "Omar", "Grace", "George", "John")
 LAST = ("Sousa", "Pereira", "Mendes", "Tanaka", "Okafor", "Nakamura", "Kowalczyk", "Oyelaran")
@@ -68,6 +57,9 @@ def test_the_rest_of_a_half_replaced_name_goes_with_it():
 @settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.permutations(range(len(FIRST))), st.permutations(range(len(LAST))),
        st.lists(st.tuples(st.sampled_from(SHAPES), st.sampled_from(("title", "upper"))), min_size=3, max_size=3))
+# "MENDES THE MEETING MOVED" won over the overlapping run "RITA MENDES THE MEETING", and "RITA"
+# was left bare (udfs/corpus.py resolve_arrow widens such a loser now)
+@example(list(range(8)), [0, 2, 1, 3, 4, 5, 6, 7], [(SHAPES[0], "title"), (SHAPES[0], "upper"), (SHAPES[0], "title")])
 def test_names_in_any_shape_and_case_leave_no_part_readable(firsts, lasts, shapes):
     names, texts = [], []
     for i, (shape, case) in enumerate(shapes):

@@ -35,13 +35,25 @@ def test_a_punctuation_variant_of_a_kept_term_is_no_cover_for_a_suppressed_one(m
 
 
 def test_a_mojibake_variant_is_its_own_term(monkeypatch):
+    # (a name: "Iâ\x80\x99ve" of the blog post, read repaired, says "I've" and is no term at all)
     con = run_tagged(monkeypatch, [
-        (1, "the first show that Iâ\x80\x99ve been to, scared to go in", [("Iâ\x80\x99ve", "GPE")]),
-        (1, "Anyway, that was the first show that Iâ\x80\x99ve seen.", []),
-        (2, "Iâ\x80\x98ve never been there, and never will.", [("Iâ\x80\x98ve", "GPE")]),
+        (1, "the first show that Kyleâ\x80\x99s band played, scared to go in", [("Kyleâ\x80\x99s", "GPE")]),
+        (1, "Anyway, that was the first show that Kyleâ\x80\x99s band played.", []),
+        (2, "Kyleâ\x80\x98s band never played there, and never will.", [("Kyleâ\x80\x98s", "GPE")]),
     ], lam=0.25)
     assert norms_follow_surfaces(con) == 0
-    assert not any("â\x80\x99ve" in t or "â\x80\x98ve" in t for t in released(con)), released(con)
+    assert not any("â\x80\x99s" in t or "â\x80\x98s" in t for t in released(con)), released(con)
+    assert verify(con).ok
+
+
+def test_a_mojibake_contraction_is_no_term(monkeypatch):
+    # "Iâ\x80\x99ve" tagged as a GPE reads "I've" (rx_repaired): no term of its label, and the
+    # release passes its check. (The rare guard still takes the piece "Iâ" that two persons write.)
+    con = run_tagged(monkeypatch, [
+        (1, "the first show that Iâ\x80\x99ve been to, scared to go in", [("Iâ\x80\x99ve", "GPE")]),
+        (2, "Iâ\x80\x98ve never been there, and never will.", [("Iâ\x80\x98ve", "GPE")]),
+    ], lam=0.25)
+    assert scalar(con, "SELECT count(*) FROM rx.terms WHERE label <> 'RARE'") == 0
     assert verify(con).ok
 
 
@@ -49,13 +61,14 @@ def test_a_glued_variant_of_a_suppressed_term_is_not_kept_beside_it(monkeypatch)
     # "I\x92m" (cp1252's apostrophe read as a C1 control, a glue character) is a term of its
     # own, shared by both persons; person 1 also wrote a plain "Im" that person 2 did not. The
     # leak check reads "I\x92m" as "Im" too, so a kept "I\x92m" showed person 1's suppressed "im".
+    # (a name: the blog post's "I\x92m", read repaired, says "I'm" and is no term at all)
     con = run_tagged(monkeypatch, [
-        (1, "Laura, I\x92m sorry. I meant to call.", [("I\x92m", "ORG")]),
-        (1, "Im ready for the tournament.", [("Im", "ORG")]),
-        (2, "Well, I\x92m ready to go.", [("I\x92m", "ORG")]),
+        (1, "Laura, Kyle\x92s sorry. He meant to call.", [("Kyle\x92s", "ORG")]),
+        (1, "Kyles ready for the tournament.", [("Kyles", "ORG")]),
+        (2, "Well, Kyle\x92s ready to go.", [("Kyle\x92s", "ORG")]),
     ], lam=0.5)
     assert rows(con, "SELECT norm FROM rx.kept_terms") == []
-    assert not any("\x92m" in t or "Im " in t for t in released(con)), released(con)
+    assert not any("\x92s" in t or "Kyles " in t for t in released(con)), released(con)
     assert verify(con).ok
 
 

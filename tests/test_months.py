@@ -1,5 +1,6 @@
 """The month-name table shipped with the package is Babel's CLDR data, not a hand-kept copy."""
-from rxanon_sql.months import from_babel, month_names, to_text
+from rxanon_sql.months import (ENGLISH_MONTH_ABBREVIATIONS, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, from_babel, month_names,
+                               to_text)
 
 
 def test_shipped_table_equals_babel():
@@ -25,3 +26,13 @@ def test_weekdays_are_no_month_and_no_short_foreign_word():
     assert names["friday"] == 5 and names["fri"] == 5 and names["vendredi"] == 5 and names["sonntag"] == 7
     # "mar" is March in English, Tuesday in Spanish; "do" is Thursday in Dutch
     assert "mar" not in names and "do" not in names and "on" not in names
+
+
+def test_the_english_names_are_babels():
+    # (the one list of English month and weekday names that dates, rules and generated data read)
+    from babel.dates import get_day_names, get_month_names
+    assert ENGLISH_MONTHS == tuple(n.lower() for n in get_month_names("wide", locale="en").values())
+    days = get_day_names("wide", locale="en")
+    assert ENGLISH_WEEKDAYS == tuple(days[i].lower() for i in range(7))     # (Babel's 0 is Monday)
+    assert {a for a in ENGLISH_MONTH_ABBREVIATIONS if a != "sept"} == \
+        {n.lower() for n in get_month_names("abbreviated", locale="en").values()} - {"may"}

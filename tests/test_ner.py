@@ -5,13 +5,13 @@ import pyarrow as pa
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from udfs.ner import Recognizer, merge
+from udfs.ner import TextRecognizer, merge
 from udfs.rules import Span
 
 
 @pytest.fixture(scope="module")
-def rec() -> Recognizer:
-    return Recognizer()
+def rec() -> TextRecognizer:
+    return TextRecognizer()
 
 
 def labels(rec, text):
@@ -34,7 +34,7 @@ def test_pos_filter_keeps_names(rec):
 
 
 def test_pos_filter_can_be_turned_off():
-    r = Recognizer(pos_filter=False)
+    r = TextRecognizer(pos_filter=False)
     assert ("Rainy", "ORG") in labels(r, "Rainy weather again here in the UK.")
 
 
@@ -119,7 +119,7 @@ def test_a_function_word_glued_by_a_control_character_is_no_span():
     import spacy
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "ORG", "pattern": "Im"}, {"label": "PERSON", "pattern": "Laura"}])
-    found = [(s.term, s.label) for s in Recognizer(nlp=nlp).entities(["Laura, I\x92m sorry."])[0]]
+    found = [(s.term, s.label) for s in TextRecognizer(nlp=nlp).entities(["Laura, I\x92m sorry."])[0]]
     assert found == [("Laura", "PERSON")]
 
 
@@ -168,7 +168,7 @@ def test_a_one_megabyte_text(rec):
 
 def test_tagging_a_window_equals_tagging_the_whole_doc(rec):
     assert rec.context == 4                      # en_core_web_sm: a CNN of 4 layers, window 1
-    whole = Recognizer()
+    whole = TextRecognizer()
     whole.context = None
     # Blog posts (blog_dev_300) in which the POS filter drops a span, away from the edges.
     texts = ["yea, totally! go val! hehehe, i want to learn to... but not in front of people cause i will fall "
@@ -178,7 +178,7 @@ def test_tagging_a_window_equals_tagging_the_whole_doc(rec):
              "in matagorda afterward and baked a pie. yummy!!!!!"]
     got = rec.entities(texts)
     assert got == whole.entities(texts)
-    assert got != Recognizer(pos_filter=False).entities(texts)
+    assert got != TextRecognizer(pos_filter=False).entities(texts)
 
 
 def test_a_date_of_spacy_that_holds_a_rule_date_wins():
@@ -229,7 +229,7 @@ def test_a_lower_case_title_beside_a_name_stays():
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "dr."}, {"label": "PERSON", "pattern": "hurst"},
                                                 {"label": "ORG", "pattern": "lol"}])
-    found = [s.term for s in Recognizer(nlp=nlp).entities(["dr. hurst is a 50 year old man, lol."])[0]
+    found = [s.term for s in TextRecognizer(nlp=nlp).entities(["dr. hurst is a 50 year old man, lol."])[0]
              if s.label in ("PERSON", "ORG")]
     assert found == ["dr.", "hurst"], found
 
@@ -241,13 +241,14 @@ def test_markup_and_mis_decoded_pieces_are_no_spans():
         {"label": "ORG", "pattern": [{"TEXT": "&"}, {"TEXT": "nbsp"}]}, {"label": "MONEY", "pattern": "è"},
         {"label": "GPE", "pattern": [{"TEXT": "Paris.&nbsp"}]}])
     text = "We flew to Paris.&nbsp; It cost è and more &nbsp; there."
-    found = [(s.term, s.label) for s in Recognizer(nlp=nlp).entities([text])[0]]
+    found = [(s.term, s.label) for s in TextRecognizer(nlp=nlp).entities([text])[0]]
     assert found == [("Paris.&nbsp", "GPE")], found
     # (a long run without white space is read in pieces: one may begin after a reference's "&")
     text = "Hello " + "&nbsp;" * 400 + " there."
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "nbsp;&nbsp"}])
-    assert [s.term for s in Recognizer(nlp=nlp).entities([text])[0]] == []
+    assert [s.term for s in TextRecognizer(nlp=nlp).entities([text])[0]] == []
+
 
 
 # Characters without a letter or digit, mis-decoded-text repair included: ASCII punctuation,

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from udfs.ner import Recognizer
+from udfs.ner import TextRecognizer
 from udfs.parallel import ParallelRecognizer
 
 TEXTS = ["My name is Pedro, I'm a 36 years old engineer from Mexico.", None, "",
@@ -13,7 +13,7 @@ TEXTS = ["My name is Pedro, I'm a 36 years old engineer from Mexico.", None, "",
 
 
 def test_two_workers_equal_one_process():
-    expected = Recognizer().arrow(pa.array(TEXTS, pa.string()))
+    expected = TextRecognizer().arrow(pa.array(TEXTS, pa.string()))
     with ParallelRecognizer(2, slice_size=3) as pool:
         got = pool.arrow(pa.array(TEXTS, pa.string()))
         assert pool.arrow(pa.array([], pa.string())).to_pylist() == []

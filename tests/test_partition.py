@@ -38,8 +38,8 @@ def test_demo_partitions_and_splits(demo_con):
     assert all(r[0] >= 0 for r in splits)
 
 
-def test_deterministic():
-    a, b = run_demo(), run_demo()
+def test_deterministic(demo_con):
+    a, b = demo_con, run_demo()     # (the session's run of the demo, and another)
     for q in ("SELECT * FROM rx.partitions ORDER BY person", "SELECT * FROM rx.splits ORDER BY level, partition_id"):
         assert rows(a, q) == rows(b, q)
 

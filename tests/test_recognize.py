@@ -10,12 +10,12 @@ from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.pipeline import apply
 from rxanon_sql.udf import register_ner
-from udfs.ner import Recognizer
+from udfs.ner import TextRecognizer
 
 
 def test_ner_udf_offsets_refer_to_the_original_text():
     con = duckdb.connect()
-    register_ner(con, Recognizer())
+    register_ner(con, TextRecognizer())
     text = "Zoë O\u2019Brien 😀 flew from Zürich to Canada; mail zoe@example.org or call +1 415-555-2671."
     ents = rows(con, "SELECT unnest(rx_ner(?))", [text])
     found = {(e[0]["label"], e[0]["term"]) for e in ents}
@@ -27,7 +27,7 @@ def test_ner_udf_offsets_refer_to_the_original_text():
 
 
 def test_null_and_empty_texts():
-    r = Recognizer()
+    r = TextRecognizer()
     import pyarrow as pa
     out = r.arrow(pa.array([None, "", "Paris"], type=pa.string())).to_pylist()
     assert out[0] is None and out[1] == [] and out[2][0]["term"] == "Paris"

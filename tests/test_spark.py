@@ -1,4 +1,4 @@
-"""The pipeline on Spark (rxanon_sql/spark.py): the demo's release on a local Spark equals
+"""The pipeline on Spark (rxanon_sql/engines/spark/): the demo's release on a local Spark equals
 DuckDB's table by table; verify and export read a Spark release; a run killed before its commit
 leaves the previous release as it was; a rerun with another lambda does no NER and keeps the
 stages before partitioning.
@@ -32,7 +32,7 @@ from rxanon_sql.config import load_config  # noqa: E402
 from rxanon_sql.demo import CONFIG, write_demo_database  # noqa: E402
 from rxanon_sql.partition import partition  # noqa: E402
 from rxanon_sql.pipeline import apply  # noqa: E402
-from rxanon_sql.spark import MANIFEST, open_release  # noqa: E402
+from rxanon_sql.engines.spark import MANIFEST, open_release  # noqa: E402
 from rxanon_sql.sqlrun import mark_owned  # noqa: E402
 
 # (tiny tables: compiling generated code and re-planning cost more than running)
@@ -86,7 +86,7 @@ def demo(tmp_path_factory):
         duck.execute(f"COPY {name} TO '{folder / name}.parquet'")
     (folder / "demo.toml").write_text(CONFIG)
     inputs = {"authors": str(folder / "authors.parquet"), "posts": str(folder / "posts.parquet")}
-    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL), fixed_salt():
+    with mock.patch.dict("rxanon_sql.engines.spark.session.SESSION_CONF", SMALL), fixed_salt():
         con = open_release(str(folder / "release"), "local[1]", inputs)
         report = apply(con, load_config(str(folder / "demo.toml")))
     assert report.verdict.ok
@@ -105,7 +105,7 @@ def test_the_demo_release_on_spark_equals_duckdb_table_by_table(demo):
 
 
 def _cli(*args):
-    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL):
+    with mock.patch.dict("rxanon_sql.engines.spark.session.SESSION_CONF", SMALL):
         return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
@@ -157,7 +157,7 @@ def test_a_run_killed_before_its_commit_leaves_the_release_as_it_was(demo, tmp_p
 
 def test_a_second_writer_of_a_release_folder_is_refused_and_a_reader_is_not(demo):
     from rxanon_sql.errors import EngineError
-    from rxanon_sql.spark import SparkConnection
+    from rxanon_sql.engines.spark import SparkConnection
     folder, _, spark = demo             # (the fixture's session is still open, and writing)
     with pytest.raises(EngineError, match="is being written by another run"):
         SparkConnection(spark.spark, str(folder / "release"))
@@ -214,7 +214,7 @@ def test_generated_authors_on_spark_equal_duckdb_table_by_table(tmp_path):
         duck.execute(f"COPY {n} TO '{inputs[n]}'")
     duck.execute(f"COPY rx.ner_cache TO '{inputs['ner_seed']}'")
     cfg = parse_config(tomllib.loads(config_text(1)))
-    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
+    with mock.patch.dict("rxanon_sql.engines.spark.session.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
         spark = _release_with_ner_cache(tmp_path / "release", inputs)
         assert apply(spark, cfg).verdict.ok
         apply(duck, cfg)
@@ -233,7 +233,7 @@ def test_the_sql_partitioner_on_spark_gives_the_in_memory_partitions(demo, tmp_p
     folder, inputs, _ = demo
     # (a copy, opened afresh: the session is shared, and the CLI tests replaced its views)
     shutil.copytree(folder / "release", tmp_path / "release")
-    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", SMALL):
+    with mock.patch.dict("rxanon_sql.engines.spark.session.SESSION_CONF", SMALL):
         spark = open_release(str(tmp_path / "release"), "local[1]", inputs)
     duck = duckdb.connect()
     write_demo_database(duck)
@@ -269,7 +269,7 @@ def test_blog_sample_on_spark_equals_duckdb_table_by_table(tmp_path):
     with fixed_salt():
         assert apply(duck, cfg).verdict.ok
     duck.execute(f"COPY rx.ner_cache TO '{inputs['ner_seed']}'")
-    with mock.patch.dict("rxanon_sql.spark.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
+    with mock.patch.dict("rxanon_sql.engines.spark.session.SESSION_CONF", {"spark.sql.shuffle.partitions": "2"}), fixed_salt():
         spark = _release_with_ner_cache(tmp_path / "release", inputs)
         report = apply(spark, cfg.with_overrides(in_memory_rows=0))
     assert report.verdict.ok and report.counts["texts_recognized"] == 0

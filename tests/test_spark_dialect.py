@@ -1,4 +1,4 @@
-"""The Spark engine's rewrites (rxanon_sql/spark_dialect.py), read as the Spark SQL they write:
+"""The Spark engine's rewrites (rxanon_sql/engines/spark/dialect.py), read as the Spark SQL they write:
 no Spark needed. That Spark runs them as DuckDB does is tests/test_spark.py's and
 tests/test_spark_semantics.py's part."""
 import datetime
@@ -7,7 +7,7 @@ import pytest
 import sqlglot
 
 from rxanon_sql.errors import EngineError
-from rxanon_sql.spark_dialect import bind, duckdb_type, spark_type, table_view, to_spark
+from rxanon_sql.engines.spark.dialect import bind, duckdb_type, spark_type, table_view, to_spark
 from rxanon_sql.sqlrun import statements
 
 

@@ -79,7 +79,7 @@ def test_spark_substring_from_one_agrees_and_from_zero_differs(spark):
     assert duck == spk
     assert both(spark, "SELECT substring('hello', 0, 3)") == ([("he",)], [("hel",)])
     # a computed start of 0 (strpos(...) - 1 at the start) is read as DuckDB reads it
-    from rxanon_sql.spark_dialect import to_spark
+    from rxanon_sql.engines.spark.dialect import to_spark
     sql = "SELECT p, substring(t, p - 1, 1), substring(t, p - 1, 3) FROM (VALUES ('hello', 1), ('hello', 2)) AS v(t, p) ORDER BY p"
     assert on_duckdb(sql) == [(1, "", "he"), (2, "h", "hel")]
     assert [tuple(r) for r in spark.sql(to_spark(sqlglot.parse_one(sql, read="duckdb"))).collect()] == on_duckdb(sql)
@@ -103,8 +103,8 @@ def test_spark_integral_casts_agree_and_fractional_ones_differ(spark):
 def test_spark_list_index_by_a_column_agrees_only_once_shifted(spark):
     """DuckDB counts list elements from 1, Spark from 0. sqlglot shifts a literal index only, so
     `l[i]` took the next element on Spark (corpus_needles.sql cut rare sequences wrong on the blog
-    sample); rxanon_sql.spark_dialect shifts a computed one too."""
-    from rxanon_sql.spark_dialect import to_spark
+    sample); rxanon_sql.engines.spark.dialect shifts a computed one too."""
+    from rxanon_sql.engines.spark.dialect import to_spark
     rows = "(VALUES (['a', 'b', 'c'], 1), (['a', 'b', 'c'], 2)) AS v(l, i)"
     duck, raw = both(spark, f"SELECT l[i], l[1] FROM {rows} ORDER BY i")
     assert duck == [("a", "a"), ("b", "a")] and raw == [("b", "a"), ("c", "a")]
@@ -116,7 +116,7 @@ def test_spark_list_index_by_a_column_agrees_only_once_shifted(spark):
 
 def test_spark_iso_weekday_differs_as_sqlglot_writes_it_and_agrees_as_rewritten(spark):
     """isodow is 1 on Monday and 7 on Sunday; sqlglot's Spark form gives Sunday 2 and Monday 3."""
-    from rxanon_sql.spark_dialect import to_spark
+    from rxanon_sql.engines.spark.dialect import to_spark
     sql = ("SELECT d, isodow(d) FROM (VALUES (DATE '2004-03-07'), (DATE '2004-03-08'), (DATE '2004-03-13')) AS v(d) "
            "ORDER BY d")
     duck, raw = both(spark, sql)

@@ -52,7 +52,9 @@ def release_of(texts, topic="Law", sweep=True, monkeypatch=None):
 def test_a_surface_replaced_elsewhere_is_replaced_here(texts, surface):
     con, released = release_of(texts)
     replaced = rows(con, "SELECT DISTINCT norm FROM rx.replacements WHERE person = 1 AND reason = 'suppressed'")
-    assert (surface.lower(),) in replaced, replaced
+    # (replaced alone, or inside a replaced span: "224 50" as a whole, now that the MONEY "50" of
+    # "$50" is a term only where it was recognized, corpus_needles.sql)
+    assert any(surface.lower() in norm.split() for (norm,) in replaced), replaced
     assert not [t for t in released if surface in t.split() or f" {surface} " in f" {t} "], released
     assert verify(con).ok
 

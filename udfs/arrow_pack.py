@@ -48,14 +48,6 @@ def _matches_array(offsets, starts, ends, found) -> pa.Array:
     return _list_of(offsets, [_ints(starts, "i", pa.int32()), _ints(ends, "i", pa.int32()), found], MATCH_ARROW_TYPE)
 
 
-def _string_bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """A string array's offsets (int64, from its first string) and the bytes they point into."""
-    _, offsets, data = strings.buffers()
-    bounds = np.frombuffer(offsets, dtype=np.int32)[strings.offset:strings.offset + len(strings) + 1]
-    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0]:bounds[-1]] if data is not None else np.zeros(0, dtype=np.uint8)
-    return bounds.astype(np.int64) - bounds[0], raw
-
-
 def cut_arrow(texts: pa.Array, starts: pa.Array, ends: pa.Array) -> pa.Array:
     """rx_cut(text, starts, ends): the pieces text[start:end] of each text (offsets in characters
     from 0, cut as Python slices cut). DuckDB's substring of a text that a join or an unnest has

@@ -313,22 +313,51 @@ def _glue_runs(text: str, glued: np.ndarray) -> list[tuple[int, int, bool]]:
             for a, b in zip(edges[::2].tolist(), edges[1::2].tolist())]
 
 
-# (rx_resolve takes and returns matches as rx_find returns them)
+# (rx_resolve takes a text's clusters of matches as rx_find returns them, and returns matches)
 RESOLVE_ITEMS_SQL_TYPE = MATCH_SQL_TYPE
+RESOLVE_CLUSTERS_SQL_TYPE = f"{MATCH_SQL_TYPE}[]"
 
 
-def resolve_arrow(clusters: pa.Array) -> pa.Array:
-    """rx_resolve(matches): of a cluster of overlapping matches, those a greedy choice keeps: the
-    longest first (then the earliest, then by needle), and every other that overlaps none kept
-    before it. (Dropping each match that some better one overlaps, in SQL, left text bare where
-    the better one lost in turn: "EDITOR" lost to "EDITOR STATUS OR HER", which lost to "STATUS
-    OR HER FAVORITE", and "EDITOR" stayed.)"""
+def _apart(a: dict, b: dict) -> bool:
+    return a["end_pos"] <= b["start_pos"] or b["end_pos"] <= a["start_pos"]
+
+
+def _bare_word(m: dict, kept: list[dict], text: str) -> bool:
+    """Whether a word character of match m lies outside every kept match."""
+    covered = [(k["start_pos"], k["end_pos"]) for k in kept if not _apart(m, k)]
+    return any(text[i].isalnum() and not any(a <= i < b for a, b in covered)
+               for i in range(m["start_pos"], m["end_pos"]))
+
+
+def resolve_arrow(clusters: pa.Array, texts: pa.Array) -> pa.Array:
+    """rx_resolve(clusters, text): of each cluster of a text's overlapping matches, those a greedy
+    choice keeps: the longest first (then the earliest, then by needle), and every other that
+    overlaps none kept before it. (Dropping each match that some better one overlaps, in SQL, left
+    text bare where the better one lost in turn: "EDITOR" lost to "EDITOR STATUS OR HER", which
+    lost to "STATUS OR HER FAVORITE", and "EDITOR" stayed.)
+    A dropped match that reaches a word no kept one covers is widened over the kept ones it
+    overlaps, and takes their place with the needle of the longest: "RITA MENDES THE MEETING" lost
+    to "MENDES THE MEETING MOVED", and "RITA" stayed readable, although the run that holds it
+    singled its writer out. (Cut down to its bare part, the piece would be judged as a term of its
+    own surface, and "RITA" could be kept as a word the class shares.) Returns the matches kept in
+    all of the text's clusters."""
     out = []
-    for cluster in clusters.to_pylist():
-        kept: list[dict] = []
-        for m in sorted(cluster, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"])):
-            if all(m["end_pos"] <= k["start_pos"] or k["end_pos"] <= m["start_pos"] for k in kept):
-                kept.append(m)
-        out.append(kept)
+    for cluster_list, text in zip(clusters.to_pylist(), texts.to_pylist()):
+        chosen: list[dict] = []
+        for cluster in cluster_list:
+            kept: list[dict] = []
+            dropped: list[dict] = []
+            for m in sorted(cluster, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"])):
+                (kept if all(_apart(m, k) for k in kept) else dropped).append(m)
+            while bare := next((d for d in dropped if _bare_word(d, kept, text)), None):
+                dropped.remove(bare)
+                over = [k for k in kept if not _apart(bare, k)]
+                widest = min(over, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"]))
+                kept = [k for k in kept if _apart(bare, k)] + [{
+                    "start_pos": min(bare["start_pos"], *(k["start_pos"] for k in over)),
+                    "end_pos": max(bare["end_pos"], *(k["end_pos"] for k in over)),
+                    "needle": widest["needle"]}]
+            chosen.extend(kept)
+        out.append(chosen)
     return pa.array(out, type=MATCH_ARROW_TYPE)
 

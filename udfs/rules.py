@@ -8,13 +8,15 @@ Each kind is one class of the package `udfs.recognizers`, found through its regi
 
 Every offset refers to the text exactly as given: the text is never normalised here, because the
 caller replaces the spans in the string it passed and a shifted offset would leak or corrupt it.
-(`ner.Recognizer` passes the text cleaned of glue characters and maps the spans back itself.)
+(`ner.TextRecognizer` passes the text cleaned of glue characters and maps the spans back itself.)
 """
 from __future__ import annotations
 
 import bisect
 import re
 from dataclasses import dataclass
+
+from rxanon_sql.months import ENGLISH_MONTH_ABBREVIATIONS, ENGLISH_MONTHS
 
 from . import recognizers
 from .recognizers.base import Scan
@@ -182,10 +184,7 @@ def _resolve(text: str, hits: list[tuple[int, int, int, str, str]]) -> list[Span
 
 
 # --- vague temporal expressions ---------------------------------------------------------------
-_MONTHS = (
-    "january|february|march|april|may|june|july|august|september|october|november|december|"
-    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
-)
+_MONTHS = "|".join((*ENGLISH_MONTHS, *ENGLISH_MONTH_ABBREVIATIONS))
 _WEEKDAYS = (
     "(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?|"
     "mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun"

@@ -9,8 +9,9 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-
-from udfs.surrogates import DATE_LABELS, NUMBER_LABELS, parse_date, MONTHS
+from rxanon_sql.months import ENGLISH_MONTHS as MONTHS
+from udfs.dates import parse_date
+from udfs.surrogates import DATE_LABELS, NUMBER_LABELS
 
 GEO_LABELS = ("GPE", "LOC")
 

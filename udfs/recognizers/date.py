@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import re
 
+from rxanon_sql.months import ENGLISH_MONTH_ABBREVIATIONS, ENGLISH_MONTHS
+
 from . import register
 from .base import Recognizer, Scan
 
@@ -22,8 +24,7 @@ _NUMERIC_DATE_RE = re.compile(
 # stands before it ("14 May", "14th of May", "fourteenth of May") or after it ("May 14th", "May
 # the 14th"), with an optional weekday in front and year behind. Lower-case month words ("may",
 # "march") are verbs far more often than dates and are left to spaCy.
-_MONTH_WORDS = ("January|February|March|April|May|June|July|August|September|October|November|December|"
-                "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec")
+_MONTH_WORDS = "|".join(m.title() for m in (*ENGLISH_MONTHS, *ENGLISH_MONTH_ABBREVIATIONS))
 _WEEKDAY_WORDS = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tues|Tue|Wed|Thurs|Thu|Fri|Sat|Sun"
 _MONTH_TAILS: dict[str, list[str]] = {}
 for _m in sorted(_MONTH_WORDS.split("|"), key=len, reverse=True):

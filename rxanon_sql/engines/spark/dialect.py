@@ -16,7 +16,7 @@ import numpy as np
 import sqlglot
 from sqlglot import exp
 
-from .errors import EngineError
+from ...errors import EngineError
 
 READ = "duckdb"
 WRITE = "spark"
