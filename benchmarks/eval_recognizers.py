@@ -157,10 +157,10 @@ def report(a, b, markdown: bool, names=("spaCy alone", "spaCy + rules")) -> str:
 
 def guard_effect(texts, gold, args) -> int:
     from collections import Counter
-    from udfs.ner import Recognizer
+    from udfs.ner import TextRecognizer
     runs, times = [], []
     for flag in (False, True):
-        rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=flag)
+        rec = TextRecognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=flag)
         t0 = time.perf_counter()
         runs.append([[(s.start, s.end, s.label) for s in spans] for spans in rec.entities(texts)])
         times.append(time.perf_counter() - t0)
@@ -202,12 +202,12 @@ def main(argv=None) -> int:
         print(f"skipped: {args.data} not found (the Presidio synthetic PII set is not part of the repository)")
         return 0
     sys.path.insert(0, str(ROOT))
-    from udfs.ner import Recognizer
+    from udfs.ner import TextRecognizer
 
     texts, gold = load(args.data, args.limit)
     if args.guard_effect:
         return guard_effect(texts, gold, args)
-    rec = Recognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=not args.no_common_word_guard)
+    rec = TextRecognizer(args.pipeline, pos_filter=not args.no_pos_filter, common_word_guard=not args.no_common_word_guard)
     t0 = time.perf_counter()
     alone = [[(e.start_char, e.end_char, e.label_) for e in doc.ents] for doc in rec.nlp.pipe(texts, batch_size=256)]
     t_alone = time.perf_counter() - t0
@@ -231,7 +231,7 @@ def main(argv=None) -> int:
                     print(f"  missed {text[s:e]!r} in {text[max(0, s - 40):e + 40]!r}; found {[(text[x:y], l) for x, y, l in ps]}")
     if args.timing:
         for pos, common in ((False, False), (True, False), (True, True)):
-            r = Recognizer(args.pipeline, pos_filter=pos, common_word_guard=common)
+            r = TextRecognizer(args.pipeline, pos_filter=pos, common_word_guard=common)
             r.entities(texts[:200])
             t0 = time.perf_counter()
             r.entities(texts)

@@ -100,11 +100,11 @@ def main(argv=None) -> int:
         for key in worst[:args.top]:
             print(f"  {key[0]:<8}{key[1]!r:<16}" + "".join(f"{results[n][what][key]:>8}" for n in names))
         print(f"  {'all':<24}" + "".join(f"{sum(results[n][what].values()):>8}" for n in names))
-    from udfs.ner import _COMMON_WORD_LABELS, _common_set, _known_names
-    common, known = _common_set("en"), _known_names("en")
+    from udfs.ner_guards import COMMON_WORD_LABELS, common_set, known_names
+    common, known = common_set("en"), known_names("en")
     candidates = Counter()
     for (label, word), n in results[names[-1]]["spans"].items():
-        if label in _COMMON_WORD_LABELS and word in common and word not in known.get(label, ()):
+        if label in COMMON_WORD_LABELS and word in common and word not in known.get(label, ()):
             candidates[word] += n
     print("\ncandidates for text.allow (spans of the last setting): "
           + ", ".join(f"{w} {n}" for w, n in candidates.most_common(args.top)))

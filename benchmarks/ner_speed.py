@@ -4,7 +4,7 @@
 
 The texts are an evenly spaced sample of ../shared/data/blogs/blog_dev_300.csv.gz, each read as
 the `rx_ner` UDF reads it (glue characters cleaned, cut into the pieces NER reads: udfs/ner.py
-`_pieces`). Every mode gets the same pieces, in turn, `--repeat` times (alternated, so that a
+`ner_pieces.text_pieces`). Every mode gets the same pieces, in turn, `--repeat` times (alternated, so that a
 change in the machine's load hits every mode alike); the table gives medians.
 
 - plain `nlp.pipe`: `spacy.load(model)` with all its components, `nlp.pipe(pieces)` at spaCy's
@@ -16,7 +16,7 @@ change in the machine's load hits every mode alike); the table gives medians.
   its own embedding layer), same batch size.
 - the same, pieces that cannot hold an entity skipped (`can_hold_entity`: no letter or digit, and
   nothing mis-decoded text could be repaired into one) and batches as `TextRecognizer.spans` makes
-  them (`_batches`: at most `batch_size` pieces and MAX_PIECE characters), at 64, 256 (the
+  them (`ner_pieces.batches`: at most `batch_size` pieces and MAX_PIECE characters), at 64, 256 (the
   default `text.batch_size`) and 1,000 pieces.
 - the whole `rx_ner` UDF (`TextRecognizer.entities`: cleaning, pieces, rule recognizers, guards): its
   spans differ from the model's by design (the guards drop false positives), so only its speed
@@ -55,12 +55,13 @@ def main() -> None:
 
     import spacy
     from udfs.glue import clean
-    from udfs.ner import TextRecognizer, _batches, _frequent, _pieces, can_hold_entity, load_pipeline
+    from udfs.ner import TextRecognizer, load_pipeline
+    from udfs.ner_pieces import batches, can_hold_entity, frequent_words, text_pieces
 
     texts = sample_texts(Path(args.data), args.texts)
     words = sum(len(t.split()) for t in texts)
-    frequent = _frequent("en")
-    pieces = [p for t in texts for _, p in _pieces(clean(t).text, frequent=frequent)]
+    frequent = frequent_words("en")
+    pieces = [p for t in texts for _, p in text_pieces(clean(t).text, frequent=frequent)]
     held = [can_hold_entity(p) for p in pieces]
 
     full = spacy.load(args.model)
@@ -88,7 +89,7 @@ def main() -> None:
     def skipped(size: int):
         def run():
             read = [p for p, h in zip(pieces, held) if h]
-            found = iter(ents(d for batch in _batches(read, size) for d in ner.pipe(batch, batch_size=len(batch))))
+            found = iter(ents(d for batch in batches(read, size) for d in ner.pipe(batch, batch_size=len(batch))))
             return [next(found) if h else [] for h in held]
         return run
 

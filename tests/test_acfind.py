@@ -1,5 +1,5 @@
 """The Aho-Corasick search of udfs/find.py finds what the regular expression finds (its oracle,
-find._alternation), as properties on random texts and needles: unicode, case forms re equates,
+find_needles.alternation), as properties on random texts and needles: unicode, case forms re equates,
 white space of every kind, glue characters, needles that overlap one another."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from udfs import find
+from udfs import find, find_needles
 from udfs.find_read import _fold_code
 
 # letters, digits and _, punctuation, white space beyond a space, characters re folds to ASCII
@@ -21,8 +21,8 @@ needles = st.lists(st.text(alphabet=ALPHABET, min_size=1, max_size=6), max_size=
 
 
 def oracle(text, needle_list):
-    pattern = find._alternation(needle_list)
-    return [] if not text else find._glue_aware(text, lambda t: find._search_regex(t, pattern))
+    pattern = find_needles.alternation(needle_list)
+    return [] if not text else find._glue_aware(text, lambda t: find_needles.search_regex(t, pattern))
 
 
 @settings(max_examples=400, deadline=None)
@@ -31,8 +31,8 @@ def test_one_text_by_the_automaton_is_the_regular_expression(text, needle_list):
     needle_list = [n for n in needle_list if n.strip()]
     if not text or not needle_list:
         return
-    table = find._Needles(pa.array([needle_list], pa.list_(pa.string())))
-    assert find._search_one(text, table) == find._search_regex(text, find._alternation(needle_list))
+    table = find_needles.Needles(pa.array([needle_list], pa.list_(pa.string())))
+    assert find._search_one(text, table) == find_needles.search_regex(text, find_needles.alternation(needle_list))
 
 
 @settings(max_examples=200, deadline=None)

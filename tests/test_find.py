@@ -1,15 +1,15 @@
-"""rx_find and rx_find_texts give exactly what the one-regex search (find._alternation) gives."""
+"""rx_find and rx_find_texts give exactly what the one-regex search (find_needles.alternation) gives."""
 from __future__ import annotations
 
 import random
 
 import pyarrow as pa
 
-from udfs import find
+from udfs import find, find_needles
 
 
 def _regex(text, needles):
-    pat = find._pattern(tuple(needles))
+    pat = find_needles.pattern(tuple(needles))
     return [] if pat is None else [(m.start(), m.end(), " ".join(m.group(0).lower().split())) for m in pat.finditer(text)]
 
 
@@ -100,7 +100,7 @@ def test_own_needles_searched_apart_in_the_same_pass():
             expected.append(found)
         arrow_items = pa.array(items, type=pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string()), ("own", pa.int32())])))
         own = (pa.array(sets, pa.list_(pa.string())),)
-        own += (find._Needles(own[0]),)
+        own += (find_needles.Needles(own[0]),)
         for slice_bytes in (1, 60, 1 << 20):
             out = find.find_texts_sliced(arrow_items, pa.array(needle_sets, pa.list_(pa.string())), slice_bytes, own)
             assert out.to_pylist() == expected

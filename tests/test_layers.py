@@ -165,10 +165,8 @@ def test_the_layers_are_read_from_the_tree():
     assert layer("rxanon_sql.engines.spark.store") == layer("rxanon_sql.cli.common") == 3
 
 
-# A product module holds one concern; past 400 lines it holds several (issue 35). These two are
-# split last, once the work that edits them now has landed: the list may only shrink.
+# A product module holds one concern; past 400 lines it holds several (issue 35).
 MAX_LINES = 400
-TOO_LONG_FOR_NOW = {"udfs/ner.py", "udfs/find.py"}
 
 
 def _lines(path: Path) -> int:
@@ -176,10 +174,4 @@ def _lines(path: Path) -> int:
 
 
 def test_no_product_file_is_over_400_lines():
-    long = {str(p.relative_to(ROOT)): _lines(p) for p in MODULES.values() if _lines(p) > MAX_LINES}
-    assert {p: n for p, n in long.items() if p not in TOO_LONG_FOR_NOW} == {}
-
-
-def test_the_allow_list_names_only_files_still_too_long():
-    # (a file split below the limit leaves the list, so that it cannot shelter a new long file)
-    assert {p for p in TOO_LONG_FOR_NOW if (ROOT / p).exists() and _lines(ROOT / p) > MAX_LINES} == TOO_LONG_FOR_NOW
+    assert {str(p.relative_to(ROOT)): _lines(p) for p in MODULES.values() if _lines(p) > MAX_LINES} == {}

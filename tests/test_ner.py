@@ -72,24 +72,24 @@ def test_arrow_keeps_nulls_and_offsets_on_unicode(rec):
 
 
 def test_long_texts_are_recognized_in_pieces(rec, monkeypatch):
-    import udfs.ner as ner
+    import udfs.ner_pieces as pieces
     text = "Ann went to Paris.\nShe met Omar in Berlin. " * 20
     whole = labels(rec, text)
-    monkeypatch.setattr(ner, "MAX_PIECE", 60)
-    assert all(len(p) <= 60 for _, p in ner._pieces(text))
-    assert "".join(p for _, p in ner._pieces(text)) == text
+    monkeypatch.setattr(pieces, "MAX_PIECE", 60)
+    assert all(len(p) <= 60 for _, p in pieces.text_pieces(text))
+    assert "".join(p for _, p in pieces.text_pieces(text)) == text
     assert labels(rec, text) == whole  # offsets mapped back; cuts fall between sentences
 
 
 def test_long_runs_without_white_space_are_cut_and_floods_left_out(rec):
     # spaCy's tokenizer takes the square of a run's length (20,000 emoji: 33 s): NER reads runs
     # in pieces of MAX_RUN characters and nothing of a stretch without a letter or digit
-    import udfs.ner as ner
+    from udfs.ner_pieces import MAX_RUN, text_pieces
     run = ",".join(["x7😀"] * 400)           # letters in it: read, in pieces
     text = ("Write to Ann Smith in Paris." + "😀" * 20_000 + "!?" * 3_000 + " Omar lives in Berlin. "
             + run + " Call Mary Jones.")
-    pieces = ner._pieces(text)
-    assert max(len(w) for _, p in pieces for w in p.split()) <= ner.MAX_RUN
+    pieces = text_pieces(text)
+    assert max(len(w) for _, p in pieces for w in p.split()) <= MAX_RUN
     assert all(text[o:o + len(p)] == p for o, p in pieces)
     read = {i for o, p in pieces for i in range(o, o + len(p))}
     assert len(read) < len(text) - 26_000 and not any(c.isalnum() for i, c in enumerate(text) if i not in read)
@@ -99,18 +99,18 @@ def test_long_runs_without_white_space_are_cut_and_floods_left_out(rec):
 
 def test_stretches_of_the_most_frequent_words_are_left_out(rec):
     # 1 MB of "a a a ..." cost NER 73 s for nothing but false positives ("a" as a PERSON)
-    import udfs.ner as ner
-    frequent = ner._frequent("en")
+    from udfs.ner_pieces import frequent_words, text_pieces
+    frequent = frequent_words("en")
     for filler in ("a ", "a,", "i am in it and so is she. "):
         text = "Write to Ann Smith. " + filler * 2_000 + "Omar lives in Berlin. " + filler * 3
-        pieces = ner._pieces(text, frequent=frequent)
+        pieces = text_pieces(text, frequent=frequent)
         assert all(text[o:o + len(p)] == p for o, p in pieces)
         assert sum(len(p) for _, p in pieces) < 200, pieces
         assert {("Ann Smith", "PERSON"), ("Berlin", "GPE")} <= set(labels(rec, text))
     # (a capital, a digit or a rarer word ends a stretch: "May", "2", "cat" are read)
     for word in ("May", "2", "cat"):
         text = "a " * 300 + word + " a" * 300
-        assert any(word in p for _, p in ner._pieces(text, frequent=frequent))
+        assert any(word in p for _, p in text_pieces(text, frequent=frequent))
 
 
 def test_a_function_word_glued_by_a_control_character_is_no_span():
@@ -122,23 +122,6 @@ def test_a_function_word_glued_by_a_control_character_is_no_span():
     found = [(s.term, s.label) for s in TextRecognizer(nlp=nlp).entities(["Laura, I\x92m sorry."])[0]]
     assert found == [("Laura", "PERSON")]
 
-
-@pytest.mark.parametrize("text, term, names_no_one", [
-    ("So I went home.", "I", True), ("It was a good day.", "a", True), ("Well I'm here.", "I'm", True),
-    ("Come visit us soon.", "us", True), ("I had the time of my life.", "time", True), ("Oh it's you.", "it's", True),
-    ("Well Iâ€™m here.", "Iâ€™m", True), ("so itâ\x80\x99s done", "itâ\x80\x99s", True),   # mis-decoded UTF-8
-    ("Yesterday I told Will about it.", "Will", False),     # a name, capitalised inside a sentence
-    ("Will you come?", "Will", True),                       # the first word of a sentence
-    ("I will come.", "will", True),                          # lower case: the verb
-    ("We flew to the US last May.", "US", False),            # an acronym
-    ("I met Pedro there.", "Pedro", False), ("the time at Google", "Google", False)])
-def test_a_span_of_function_words_names_no_one(text, term, names_no_one):
-    import spacy
-    import udfs.ner as ner
-    from rxanon_sql.common_words import name_words
-    function = ner._function_words("en", frozenset(spacy.blank("en").Defaults.stop_words))
-    start = text.index(term)
-    assert ner._names_no_one(text, start, term, function, frozenset(name_words("en"))) is names_no_one
 
 
 def _merge_pairwise(ner, rules):
@@ -187,40 +170,6 @@ def test_a_date_of_spacy_that_holds_a_rule_date_wins():
     assert merge(ner, rules) == [ner[0], rules[1]]
 
 
-@pytest.mark.parametrize("text, term, says", [
-    ("thats it.&nbsp; However", "it.&nbsp", "it.\u00a0"),       # an HTML character reference
-    ("x &nbsp; y", "nbsp", "\u00a0"),                           # the model's span without its "&"
-    ("Well Iâ€™m here.", "Iâ", "I'm"),                         # the whole mis-decoded run
-    ("AT&T called", "AT&T", "AT&T"),                            # no reference
-])
-def test_a_span_is_read_as_it_says(text, term, says):
-    import udfs.ner as ner
-    assert ner._read(text, text.index(term), term) == says
-
-
-@pytest.mark.parametrize("text, term, label, dropped", [
-    ("haha that was fun", "haha", "PERSON", True), ("it was kinda cold", "kinda", "GPE", True),
-    ("lol ok", "lol", "ORG", True), ("we went to paris", "paris", "GPE", False),   # a known place
-    ("with bush and me", "bush", "PERSON", False),                                  # a known name
-    ("at the hilton", "hilton", "ORG", False),              # a common word, but no everyday one
-    ("we met Haha there", "Haha", "PERSON", False),         # written as a name
-    ("the french way", "french", "NORP", False)])           # a nationality (see _COMMON_WORD_LABELS)
-def test_a_lower_case_span_of_everyday_words_names_no_one(text, term, label, dropped):
-    import udfs.ner as ner
-    from rxanon_sql.common_words import common_words
-    everyday = frozenset(common_words("en", ner.EVERYDAY_ZIPF))
-    names = ner._known_names("en")
-    assert ner._everyday_lower(text, text.index(term), term, label, everyday, names) is dropped
-
-
-@pytest.mark.parametrize("text, term, label, nothing", [
-    ("items\u00e2\u20ac\u00a6 I went", "\u00a6", "PERSON", True),   # a piece of a mis-decoded ellipsis
-    ("so &nbsp;&nbsp; here", "nbsp;&nbsp", "GPE", True), ("for \u00e8 there", "\u00e8", "MONEY", True),
-    ("Iâ€™m here", "Iâ", "ORG", True), ("it cost $5", "5", "MONEY", False), ("met Jo there", "Jo", "PERSON", False)])
-def test_a_span_that_says_nothing_is_none(text, term, label, nothing):
-    import udfs.ner as ner
-    assert ner._says_nothing_here(text, text.index(term), term, label) is nothing
-
 
 def test_a_lower_case_title_beside_a_name_stays():
     # (Presidio's PII sentences: the model tags "dr." and "hurst" as two PERSON spans; "dr" is an
@@ -248,25 +197,3 @@ def test_markup_and_mis_decoded_pieces_are_no_spans():
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "nbsp;&nbsp"}])
     assert [s.term for s in TextRecognizer(nlp=nlp).entities([text])[0]] == []
-
-
-
-# Characters without a letter or digit, mis-decoded-text repair included: ASCII punctuation,
-# white space, emoji, fullwidth punctuation (ftfy makes it ASCII), symbols.
-_NO_NAME = st.sampled_from(list(" .,;:!?()[]{}<>'\"-_/\\|@#$%^&*+=~`\n\t") + ["😀", "👍", "！", "＃", "♥", "★", "→", "∞"])
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(_NO_NAME, min_size=1, max_size=12), st.sampled_from(["PERSON", "ORG", "MONEY", "DATE", "CARDINAL"]))
-def test_a_piece_that_cannot_hold_an_entity_has_no_span_the_recognizer_would_keep(text, label):
-    from udfs.ner import _says_nothing_here, can_hold_entity
-    assert not can_hold_entity(text)
-    # (whatever span the model tagged in it, the recognizer drops it: skipping the piece loses nothing)
-    assert all(_says_nothing_here(text, a, text[a:b], label)
-               for a in range(len(text)) for b in range(a + 1, len(text) + 1))
-
-
-def test_mis_decoded_letters_and_digits_can_hold_an_entity():
-    from udfs.ner import can_hold_entity
-    # ("×©×¨" is Hebrew decoded as cp1252: no letter as written, two once repaired)
-    assert all(map(can_hold_entity, ["×©×¨", "a", "7", "²", "Ã©", "…"]))

@@ -8,7 +8,7 @@ leak check of `verify`.
 a group of texts that share one needle set (a person's texts, as a list of `{id, text}`) and
 returns the matches of all of them tagged with the text's id.
 
-What a search finds is what the regular expression of _alternation finds (the oracle of the
+What a search finds is what the regular expression of find_needles.alternation finds (the oracle of the
 tests): the needles longest first, then by code point, each `(?<!\\w)tok1\\s+tok2…(?!\\w)`,
 case-insensitive; leftmost match first, at one position the needle that comes first. The search
 itself is Aho-Corasick (ahocorasick-rs): all the needles of a batch of groups in one automaton,
@@ -18,9 +18,7 @@ text's own group's needles, to whole words, and to the regular expression's choi
 from __future__ import annotations
 
 import functools
-import re
 
-import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -28,106 +26,9 @@ import pyarrow.compute as pc
 from .arrow_pack import (ITEMS_SQL_TYPE, MATCH_ARROW_TYPE, MATCH_SQL_TYPE, OWN_ITEMS_SQL_TYPE,  # noqa: F401 (the UDFs' types)
                          OWN_MATCH_ARROW_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_ARROW_TYPE, TEXT_MATCH_SQL_TYPE, _ints,
                          _list_of, _matches_array)
-from .find_read import ASCII_SPACE_RE2, SearchForm, needle_form
+from .find_needles import Needles, pattern, search_regex
+from .find_read import SearchForm
 from .glue import GLUE_RE2, Cleaned, clean, has_glue
-
-
-def _alternation(needles) -> re.Pattern | None:
-    # Longest first, so that "new york city" wins over "new york" at the same position.
-    parts = [r"\s+".join(map(re.escape, n.split())) for n in sorted(set(needles), key=lambda n: (-len(n), n)) if n.strip()]
-    if not parts:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(parts) + r")(?!\w)", re.IGNORECASE)
-
-
-@functools.lru_cache(maxsize=4096)
-def _pattern(needles: tuple[str, ...]) -> re.Pattern | None:
-    return _alternation(needles)
-
-
-def _search_regex(text: str, pat: re.Pattern | None) -> list[tuple[int, int, str]]:
-    if pat is None:
-        return []
-    # Map the matched surface back to its needle by the same normalisation the SQL uses for norm.
-    return [(m.start(), m.end(), " ".join(m.group(0).lower().split())) for m in pat.finditer(text)]
-
-
-class _Needles:
-    """The needle sets of a batch (needles: one list per group), prepared once: the distinct
-    search forms in one automaton, and for each (group, search form) the form's place in the
-    group's alternation (the best place of the group's needles of that form)."""
-
-    def __init__(self, needles: pa.Array):
-        self._source = needles
-        if isinstance(needles, pa.ChunkedArray):
-            needles = needles.combine_chunks()
-        self.sets = needles
-        encoded = needles.flatten().dictionary_encode()
-        distinct = encoded.dictionary
-        n = len(distinct)
-        # The place in the alternation: longest first, then by code points (the order of UTF-8
-        # bytes, as Python sorts strings).
-        rank = np.empty(n, dtype=np.int64)
-        by = pa.table({"length": pc.negate(pc.utf8_length(distinct)), "needle": distinct})
-        rank[pc.sort_indices(by, sort_keys=[("length", "ascending"), ("needle", "ascending")]).to_numpy()] = np.arange(n)
-        # the search forms: of ASCII needles by Arrow, of the others by needle_form
-        forms = pc.utf8_trim(pc.replace_substring_regex(pc.ascii_lower(distinct), ASCII_SPACE_RE2, " "), " ")
-        other = np.flatnonzero(~pc.string_is_ascii(distinct).to_numpy(zero_copy_only=False))
-        if len(other):
-            mask = np.zeros(n, dtype=bool)
-            mask[other] = True
-            forms = pc.replace_with_mask(forms, pa.array(mask), pa.array(
-                [needle_form(x) or "" for x in distinct.take(pa.array(other)).to_pylist()], pa.string()))
-        searched = pc.not_equal(forms, "").to_numpy(zero_copy_only=False)
-        encoded_forms = forms.dictionary_encode()
-        self.norms = encoded_forms.dictionary
-        pattern = encoded_forms.indices.to_numpy().astype(np.int64)
-        patterns = self.norms.cast(pa.binary()).to_pylist()
-        # (the automaton's numbers of the forms: "" is no pattern)
-        self.form_of = np.flatnonzero(np.fromiter(map(bool, patterns), dtype=bool, count=len(patterns)))
-        self.automaton = ahocorasick_rs.BytesAhoCorasick([patterns[i] for i in self.form_of.tolist()]) \
-            if len(self.form_of) else None
-        self.n_forms = max(len(self.norms), 1)
-        group = pc.list_parent_indices(needles).to_numpy().astype(np.int64)
-        needle = pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64)
-        keep = needle >= 0
-        keep[keep] = searched[needle[keep]]
-        self.has_needles = np.bincount(group[keep], minlength=len(needles)) > 0
-        group, needle = group[keep], needle[keep]
-        key = group * self.n_forms + pattern[needle]
-        order = np.lexsort((rank[needle], key))
-        key, best = key[order], rank[needle][order]
-        first = np.ones(len(key), dtype=bool)
-        first[1:] = key[1:] != key[:-1]
-        self.pair_key, self.pair_rank = key[first], best[first]
-        self._patterns = patterns
-        self._groups: dict[int, tuple] = {}
-
-    def of_group(self, g: int) -> tuple:
-        """The automaton of group g's own needles and its patterns' forms (or None, None): a batch's
-        automaton of every group's needles reports, in each text, the matches of all of them, which
-        are then thrown away but for the text's own group's (on the leak check of the blog sample,
-        5.4 million matches of which 6,708 counted)."""
-        if g not in self._groups:
-            lo, hi = np.searchsorted(self.pair_key, [g * self.n_forms, (g + 1) * self.n_forms])
-            forms = self.pair_key[lo:hi] - g * self.n_forms
-            self._groups[g] = (ahocorasick_rs.BytesAhoCorasick([self._patterns[f] for f in forms.tolist()]), forms) \
-                if len(forms) else (None, None)
-        return self._groups[g]
-
-    def __reduce__(self):
-        # (the automaton cannot be pickled: an engine that ships a UDF to its workers, Spark,
-        # sends the needles, and each worker builds the automaton again)
-        return _Needles, (self._source,)
-
-    def rank_of(self, group: np.ndarray, form: np.ndarray) -> np.ndarray:
-        """The place of each (group, form) in the group's alternation, -1 where the group has no
-        needle of that form."""
-        key = group * self.n_forms + form
-        at = np.minimum(np.searchsorted(self.pair_key, key), max(len(self.pair_key) - 1, 0))
-        if not len(self.pair_key):
-            return np.full(len(key), -1, dtype=np.int64)
-        return np.where(self.pair_key[at] == key, self.pair_rank[at], -1)
 
 
 def _glued(texts: pa.Array) -> np.ndarray:
@@ -193,7 +94,7 @@ def _resolve(start: np.ndarray, end: np.ndarray, rank: np.ndarray) -> np.ndarray
     return order[keep]
 
 
-def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tuple:
+def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
     """Each wanted text's matches of its group's needles: (text, start, end, norm), the text
     among read.texts, offsets in its characters, norms an Arrow array."""
     none = np.zeros(0, dtype=np.int64)
@@ -228,14 +129,14 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tup
     return text, start, end, pa.concat_arrays(norms) if norms else pa.array([], pa.string())
 
 
-# A group's texts are searched with an automaton of the group's needles alone (_Needles.of_group)
+# A group's texts are searched with an automaton of the group's needles alone (Needles.of_group)
 # where the batch's needles are at least this many times a group's, and its groups have this many
 # texts on average: one search per group then costs more in calls than the matches it spares.
 GROUP_SHARE = 4
 GROUP_TEXTS = 8
 
 
-def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> list[tuple[int, int]] | None:
+def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> list[tuple[int, int]] | None:
     """The runs (lo, hi) of read.fast whose texts share a group, where searching each run with its
     group's own automaton pays; None where one search of all texts does."""
     if not read.any or table.automaton is None or len(read.fast) < GROUP_TEXTS:
@@ -253,7 +154,7 @@ def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) ->
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
-def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: _Needles, automaton, form_of: np.ndarray) -> tuple:
+def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: Needles, automaton, form_of: np.ndarray) -> tuple:
     """The matches of read's joined search form (its texts read.fast, of groups group_of_fast) by
     `automaton`, whose patterns are the forms form_of: (text among read.fast, start, end, norm),
     offsets in the text's characters."""
@@ -280,7 +181,7 @@ def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: _Needles, autom
     return text, start - read.starts[text], end - read.starts[text], norm
 
 
-def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) -> tuple:
+def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
     """The wanted texts with glue characters, each read as _glue_aware reads it (as written, and
     its two cleaned readings), but each reading of all of them in one search of the batch's
     automaton: searched one text and one needle set at a time, the 350 glued texts of the blog
@@ -322,7 +223,7 @@ def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: _Needles) 
 REGEX_WORK = 100_000
 
 
-def _search_one(text: str, table: _Needles) -> list[tuple[int, int, str]]:
+def _search_one(text: str, table: Needles) -> list[tuple[int, int, str]]:
     """One text (as written, glue and all) against the needles of table's group 0."""
     read = _ReadTexts(pa.array([text], pa.string()), np.ones(1, dtype=bool), glue_apart=False)
     _, start, end, norm = _search(read, np.zeros(1, dtype=np.int64), table)
@@ -356,8 +257,8 @@ class Searcher:
         self.needles = tuple(n for n in needles if n is not None)
 
     @functools.cached_property
-    def table(self) -> _Needles:
-        return _Needles(pa.array([list(self.needles)], pa.list_(pa.string())))
+    def table(self) -> Needles:
+        return Needles(pa.array([list(self.needles)], pa.list_(pa.string())))
 
     def find(self, text: str | None, glue: bool | None = None) -> list[tuple[int, int, str]]:
         if not text or not self.needles:
@@ -368,7 +269,7 @@ class Searcher:
         if not text:
             return []
         if len(text) * len(self.needles) < REGEX_WORK:
-            return _search_regex(text, _pattern(self.needles))
+            return search_regex(text, pattern(self.needles))
         return _search_one(text, self.table)
 
 
@@ -384,7 +285,7 @@ def find_all(text: str | None, needles, glue: bool | None = None) -> list[tuple[
     return _searcher(tuple(needles)).find(text, glue)
 
 
-def _per_text(texts: pa.Array, group_of_text: np.ndarray, table: _Needles) -> pa.Array:
+def _per_text(texts: pa.Array, group_of_text: np.ndarray, table: Needles) -> pa.Array:
     """rx_find's list of matches for each text, text i searched for group group_of_text[i]."""
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
@@ -401,7 +302,7 @@ def find_all_arrow(texts: pa.Array, needles: pa.Array) -> pa.Array:
     """rx_find(text, needles): each text with its own needles."""
     if isinstance(needles, pa.ChunkedArray):
         needles = needles.combine_chunks()
-    return _per_text(texts, np.arange(len(texts), dtype=np.int64), _Needles(needles.cast(pa.list_(pa.string()))))
+    return _per_text(texts, np.arange(len(texts), dtype=np.int64), Needles(needles.cast(pa.list_(pa.string()))))
 
 
 def search_arrow(texts: pa.Array, searcher: Searcher) -> pa.Array:
@@ -430,7 +331,7 @@ def find_texts_own(sets: pa.Array):
     DuckDB more to group and to hand over than the search of its needles.)"""
     chunks = sets.chunks if isinstance(sets, pa.ChunkedArray) else [sets]
     sets = pa.concat_arrays([pa.array([[]], pa.list_(pa.string())), *(c.cast(pa.list_(pa.string())) for c in chunks)])
-    own = (sets, _Needles(sets))
+    own = (sets, Needles(sets))
 
     def find_texts_own_arrow(items: pa.Array, needles: pa.Array) -> pa.Array:
         return find_texts_sliced(items, needles, SLICE_BYTES, own)
@@ -438,7 +339,7 @@ def find_texts_own(sets: pa.Array):
 
 
 def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int, own: tuple | None = None) -> pa.Array:
-    """find_texts_arrow (find_texts_own: with own, the sets and their _Needles), the texts
+    """find_texts_arrow (find_texts_own: with own, the sets and their Needles), the texts
     searched in slices of about slice_bytes, cut between texts (a row's texts may fall into
     several slices): a text's matches depend on the text and its needles only."""
     if isinstance(items, pa.ChunkedArray):
@@ -446,7 +347,7 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int, own:
     if isinstance(needles, pa.ChunkedArray):
         needles = needles.combine_chunks()
     structs = items.flatten()
-    table = _Needles(needles.cast(pa.list_(pa.string())))
+    table = Needles(needles.cast(pa.list_(pa.string())))
     searches = [table] if own is None else [table, own[1]]
     own_set = pc.fill_null(structs.field("own"), 0).to_numpy().astype(np.int64) if own is not None else None
     texts = structs.field("text").cast(pa.string())
@@ -474,9 +375,9 @@ def find_texts_sliced(items: pa.Array, needles: pa.Array, slice_bytes: int, own:
     return _list_of(offsets, [pa.concat_arrays(c) for c in zip(*columns)], arrow_type)
 
 
-def _find_texts(structs: pa.Array, texts: pa.Array, groups_of_text: list[np.ndarray], tables: list[_Needles]) -> tuple:
+def _find_texts(structs: pa.Array, texts: pa.Array, groups_of_text: list[np.ndarray], tables: list[Needles]) -> tuple:
     """The matches in one slice of texts, in the slice's text order and by position: (text, id,
-    start, end, needle, own). Per search, its group of each text and its _Needles; the texts are
+    start, end, needle, own). Per search, its group of each text and its Needles; the texts are
     read once for all searches, and what each finds is resolved on its own. The second search's
     matches are `own`."""
     nonempty = pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0

@@ -1,7 +1,7 @@
 """Texts and needles in the form the Aho-Corasick search of udfs/find.py compares them in.
 
 find.py's contract is the regular expression `(?<!\\w)tok1\\s+tok2…(?!\\w)`, case-insensitive
-(its oracle: find._alternation). An automaton compares strings exactly, so both sides are first
+(its oracle: find_needles.alternation). An automaton compares strings exactly, so both sides are first
 written in a *search form*:
 
 - each character case-folded as `re.IGNORECASE` compares it (the simple lower case, and the
