@@ -102,8 +102,6 @@ def parse_attributes(table: dict, base: Path) -> tuple[tuple[Attribute, ...], tu
             match_values=expect(spec.get("match_values", True), bool, path + ".match_values"),
             hierarchy=_hierarchy(spec, typ, path, base),
         ))
-    if not attrs:
-        raise ConfigError("attributes: at least one quasi-identifier is required")
     return tuple(attrs), tuple(sensitive)
 
 

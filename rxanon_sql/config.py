@@ -345,6 +345,10 @@ def parse_config(data: dict, base: str | Path | None = None) -> Config:
     kw["labels_given"] = "labels" in sections["text"]
     kw["attributes"], kw["sensitive"] = parse_attributes(expect(data.get("attributes", {}), dict, "attributes"), base)
     cfg = Config(**kw, options=options)
+    # (texts alone are partitioned on their terms: a table of names and biographies has no
+    # quasi-identifier; with neither, nothing would be anonymized)
+    if not cfg.attributes and not cfg.text_columns:
+        raise ConfigError("attributes: at least one quasi-identifier or text.columns is required")
     _check_roles(cfg)
     cfg.check_parameters()
     return cfg

@@ -26,8 +26,9 @@ def print_release(con, schema: str) -> None:
 
 def print_measures(con, schema: str) -> None:
     ncp = dataset_ncp(con, schema)
+    na = "n/a" if ncp[0] is None else f"{ncp[0]:.4f}"
     nx = "n/a" if ncp[1] is None else f"{ncp[1]:.4f}"
-    click.echo(f"NCP_A = {ncp[0]:.4f}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
+    click.echo(f"NCP_A = {na}   NCP_X = {nx}   NCP = {ncp[2]:.4f}   ({ncp[3]} persons in {ncp[4]} partitions)")
 
 
 def print_utility(con, schema: str) -> None:

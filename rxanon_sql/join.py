@@ -290,7 +290,11 @@ def build_values(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, s
     run(con, exp.Create(this=table("date_strings", s), kind="TABLE", replace=True,
                         expression=exp.select("*").from_(exp.Subquery(this=union_all(raw_dates))).distinct()))
     run_file(con, "month_translation", s)
-    selects = [_value_select(cfg, a, types) for a in cfg.attributes]
+    # (a release of texts alone has no quasi-identifier: an empty table of the same columns)
+    selects = [_value_select(cfg, a, types) for a in cfg.attributes] or [
+        exp.select(*(exp.alias_(exp.cast(exp.null(), t), n) for n, t in
+                     (("row_id", "BIGINT"), ("person", "BIGINT"), ("attribute", "VARCHAR"), ("txt", "VARCHAR"),
+                      ("day", "DATE")))).where(exp.false())]
     run(con, exp.Create(this=table("values_raw", s), kind="TABLE", expression=union_all(selects), replace=True))
     run_file(con, "values", s)
     bad = con.execute(f"SELECT attribute, txt, count(*) FROM {table('values_unparsed', s).sql('duckdb')} "

@@ -29,8 +29,9 @@ LEFT JOIN rx.generalized_terms AS g ON g.person = t.person AND g.label = t.label
 GROUP BY t.person, t.label;
 
 -- Per record (person). NCP_A = mean over the quasi-identifiers (an attribute with no value in
--- the partition loses nothing). NCP_X = loss of the terms / |X'|, NULL when X' is empty.
--- NCP = (w_A NCP_A + w_X NCP_X) / (w_A + w_X), or NCP_A when X' is empty.
+-- the partition loses nothing), NULL when there is none (texts alone). NCP_X = loss of the terms
+-- / |X'|, NULL when X' is empty. NCP = (w_A NCP_A + w_X NCP_X) / (w_A + w_X), or the one that
+-- is not NULL.
 CREATE OR REPLACE TABLE rx.ncp_records AS
 WITH relational AS (
     SELECT partition_id, sum(ncp) / (SELECT count(*) FROM rx.attributes) AS ncp_a
@@ -45,7 +46,8 @@ textual AS (
     GROUP BY person
 ),
 joined AS (
-    SELECT p.person, p.partition_id, coalesce(r.ncp_a, 0) AS ncp_a,
+    SELECT p.person, p.partition_id,
+           CASE WHEN (SELECT count(*) FROM rx.attributes) > 0 THEN coalesce(r.ncp_a, 0) END AS ncp_a,
            coalesce(x.n_terms, 0) AS n_terms, coalesce(x.n_suppressed, 0) AS n_suppressed,
            CAST(x.loss AS DOUBLE) / x.n_terms AS ncp_x, coalesce(x.n_generalized, 0) AS n_generalized
     FROM rx.partitions AS p
@@ -53,7 +55,7 @@ joined AS (
     LEFT JOIN textual AS x ON x.person = p.person
 )
 SELECT j.*,
-       CASE WHEN j.ncp_x IS NULL THEN j.ncp_a
+       CASE WHEN j.ncp_x IS NULL THEN j.ncp_a WHEN j.ncp_a IS NULL THEN j.ncp_x
             ELSE (w.w_a * j.ncp_a + w.w_x * j.ncp_x) / (w.w_a + w.w_x) END AS ncp
 FROM joined AS j
 CROSS JOIN rx.params AS w;
@@ -77,7 +79,8 @@ GROUP BY label
 ORDER BY label;
 
 -- The whole dataset: NCP(D*) = (w_A mean NCP_A + w_X mean NCP_X) / (w_A + w_X); NCP_X's mean
--- leaves out records with an empty X', and NCP = NCP_A when no record has a term.
+-- leaves out records with an empty X', and NCP = NCP_A when no record has a term, NCP_X when
+-- there is no quasi-identifier.
 CREATE OR REPLACE TABLE rx.ncp AS
 WITH m AS (
     SELECT avg(ncp_a) AS ncp_a, avg(ncp_x) AS ncp_x, count(*) AS records,
@@ -85,7 +88,8 @@ WITH m AS (
     FROM rx.ncp_records
 )
 SELECT m.ncp_a, m.ncp_x,
-       CASE WHEN m.ncp_x IS NULL THEN m.ncp_a ELSE (p.w_a * m.ncp_a + p.w_x * m.ncp_x) / (p.w_a + p.w_x) END AS ncp,
+       CASE WHEN m.ncp_x IS NULL THEN m.ncp_a WHEN m.ncp_a IS NULL THEN m.ncp_x
+            ELSE (p.w_a * m.ncp_a + p.w_x * m.ncp_x) / (p.w_a + p.w_x) END AS ncp,
        m.records, m.records_with_terms, m.partitions, p.k, p.lam, p.strategy
 FROM m
 CROSS JOIN rx.params AS p;

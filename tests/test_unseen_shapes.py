@@ -103,3 +103,30 @@ def test_names_joined_in_a_url_and_a_name_that_holds_a_place(tmp_path):
                     + ("Great location near Canary Wharf and the staff were friendly.\n" if i < 6 else
                        "The room was clean and the staff were friendly.\n"))
     _readme_path(hotel, hotel / "hotel_reviews.csv")
+
+
+def test_texts_alone_without_a_quasi_identifier_are_partitioned_on_their_terms(tmp_path):
+    # (a table of names and biographies, as DBpedia's: init finds no quasi-identifier, and apply
+    # refused to run; the persons are now cut on their terms alone, NCP is NCP_X)
+    import duckdb
+    towns = ["Leeds", "Leeds", "Porto", "Porto", "Oslo", "Oslo", "Leeds", "Porto", "Oslo", "Leeds"]
+    rows = [{"name": f"{first} {last}",
+             "text": f"{first} {last} is a painter born in {town} in 19{60 + i}. {last} studied at the {last} Academy."}
+            for i, (first, last, town) in enumerate(zip(
+                ["Ana", "Omar", "Grace", "John", "Rita", "Carlos", "Maria", "George", "Lena", "Ivan"],
+                ["Sousa", "Okafor", "Tanaka", "Mendes", "Pereira", "Nakamura", "Kowalczyk", "Oyelaran", "Brekke", "Petrov"],
+                towns))]
+    _jsonl(tmp_path / "bios.jsonl", rows)
+    _readme_path(tmp_path, tmp_path / "bios.jsonl", k=2)
+    con = duckdb.connect(str(tmp_path / "data.duckdb"), read_only=True)
+    ncp_a, ncp_x, ncp = con.execute("SELECT ncp_a, ncp_x, ncp FROM rx.ncp").fetchone()
+    assert ncp_a is None and ncp == ncp_x > 0
+    released = [r[0] for r in con.execute("SELECT text FROM rx.audit").fetchall()]
+    assert len(released) == 10
+    assert not any(r["name"].split()[1] in text for r in rows for text in released), released
+
+
+def test_a_configuration_with_neither_quasi_identifier_nor_text_is_refused(tmp_path):
+    (tmp_path / "rx.toml").write_text('[source]\nrelations = ["t"]\nperson = "id"\n', encoding="utf-8")
+    code, out = cli("apply", tmp_path / "data.duckdb", "--config", tmp_path / "rx.toml")
+    assert code == 2 and "at least one quasi-identifier or text.columns is required" in out, out
