@@ -65,9 +65,11 @@ WHERE f.source = 'ner' AND f.term = lower(f.term)
 -- is "It's"; on the blog sample the trimmed span "Itâ\x80\x99s" of a PERSON "¦Itâ\x80\x99s" became
 -- 426 replacements of "It's" in 40 persons' texts. (udfs/ner.py reads the spans it keeps the same
 -- way, as they stand in their text; this reads each term as terms.sql trimmed it.) Only a span
--- beyond ASCII can read otherwise than it is written.
+-- beyond ASCII can read otherwise than it is written, and only one that does is read so: a
+-- French "Côté", a surname and one of the language's most frequent words, is written as it reads
+-- and stays, as an ASCII "Will" does.
 DELETE FROM terms_found AS f
-WHERE f.source = 'ner' AND NOT regexp_matches(f.term, '^[\x{00}-\x{7F}]*$')
+WHERE f.source = 'ner' AND NOT regexp_matches(f.term, '^[\x{00}-\x{7F}]*$') AND rx_repaired(f.term) <> f.term
   AND NOT EXISTS (SELECT 1 FROM unnest(regexp_extract_all(lower(rx_repaired(f.term)), '[\pL\pN_]+')) AS w(word)
                   WHERE NOT regexp_matches(w.word, '^[a-z0-9]$') AND w.word NOT IN (SELECT word FROM rx.frequent_words)
                     -- (the piece of a contraction, "ll" of "I'll", is a common word and no name)

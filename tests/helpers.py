@@ -310,15 +310,16 @@ class TaggedRecognizer:
         return pa.array(out, type=ENTITY_ARROW_TYPE)
 
 
-def run_tagged(monkeypatch, posts: list[tuple[int, str, list[tuple[str, str]]]], lam: float = 0.0):
+def run_tagged(monkeypatch, posts: list[tuple[int, str, list[tuple[str, str]]]], lam: float = 0.0,
+               config: str = TAGGED_CONFIG):
     """posts: (person, text, the surfaces tagged in it with their labels). Every person is 30
     years old, so that only the terms tell them apart. apply raises ReleaseRejected where the
-    release fails its check."""
+    release fails its check. `config`: TAGGED_CONFIG or another with its {lam}."""
     monkeypatch.setattr(recognize, "make_recognizer", lambda cfg: TaggedRecognizer({t: tags for _, t, tags in posts}))
     con = duckdb.connect()
     con.execute("CREATE TABLE t (id INTEGER, age INTEGER, text VARCHAR)")
     con.executemany("INSERT INTO t VALUES (?, 30, ?)", [(p, t) for p, t, _ in posts])
-    apply(con, config_from(TAGGED_CONFIG.format(lam=lam)))
+    apply(con, config_from(config.format(lam=lam)))
     return con
 
 

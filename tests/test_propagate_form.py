@@ -136,3 +136,20 @@ def test_a_single_letter_of_a_script_without_spaces_still_goes_to_everyone(monke
     ])
     assert "李" not in " ".join(released(con)), released(con)
     assert verify(con).ok
+
+
+def test_a_french_name_that_is_a_frequent_word_stays_a_term(monkeypatch):
+    # "Côté" is a French surname and one of French's most frequent words. The rule that drops a
+    # mis-decoded span of frequent words ("Itâ\x80\x99s") read it as one, though it is written as
+    # it reads, and the tagged surname was no term. It is, and goes wherever its writer wrote it
+    # (a sentence's first "Côté" too: it may be the name).
+    from helpers import texts_config
+    con = run_tagged(monkeypatch, [
+        (1, "Hier j'ai appelé Côté au bureau.", [("Côté", "PERSON")]),
+        (1, "Côté est reparti. J'en ai reparlé avec M. Côté.", []),
+        (2, "Rien de neuf aujourd'hui.", []),
+    ], config=texts_config(["PERSON"], extra="lambda = {lam}\n").replace(
+        "[anonymization]", 'pipeline = "fr_core_news_sm"\n[anonymization]'))
+    assert rows(con, "SELECT DISTINCT label FROM rx.terms WHERE norm = 'côté'") == [("PERSON",)]
+    assert "Côté" not in " ".join(released(con)), released(con)
+    assert verify(con).ok
