@@ -18,12 +18,13 @@ STAGES = (
     Stage("validate", "`join.py`, `config.py`, `labels.py`",
           "`values.sql`, `month_translation.sql` (in a pass that is rolled back)",
           writes="nothing (bad input is found before anything is written)"),
-    Stage("ner", "`recognize.py`, `udfs/ner.py`, `udfs/parallel.py`", "`ner_cache.sql`, `ner_fill.sql`",
+    Stage("ner", "`recognize.py`, `udfs/ner.py` (`ner_guards.py`: spans that name no one; `ner_pieces.py`: what "
+                 "the model reads), `udfs/parallel.py`", "`ner_cache.sql`, `ner_fill.sql`",
           writes="`rx.ner_cache` (committed as it goes)"),
     Stage("join", "`join.py` (the natural join, built with sqlglot)", "`values.sql`, `month_translation.sql`",
           writes="`rx.dataset`, `rx.qi_values`"),
-    Stage("terms", "`recognize.py`, `identifiers.py`, `common_words.py`, `udfs/corpus.py`, `udfs/find.py`, "
-                   "`udfs/find_read.py`, `udfs/arrow_pack.py`, `udfs/glue.py`",
+    Stage("terms", "`recognize.py`, `identifiers.py`, `common_words.py`, `udfs/corpus.py`, `udfs/mojibake.py`, "
+                   "`udfs/find.py`, `udfs/find_needles.py`, `udfs/find_read.py`, `udfs/arrow_pack.py`, `udfs/glue.py`",
           "`terms.sql`, `identifiers.sql`, `identifier_values.sql`, `corpus_needles.sql`, `mention_needles.sql`, "
           "`propagate.sql`, `resolve_matches.sql`, `propagate_terms.sql`",
           writes="`rx.texts`, `rx.identifier_values`, `rx.common_words`, `rx.name_words` (and the run's temporary `terms_found`; `propagate.sql`'s per-person pass over the texts also finds linking's value mentions)"),
