@@ -188,15 +188,24 @@ def register_find_texts_own(con: duckdb.DuckDBPyConnection) -> None:
     replace_function(con, "rx_find_texts_own", find_texts_own(sets), [OWN_ITEMS_SQL_TYPE, "VARCHAR[]"], OWN_MATCH_SQL_TYPE)
 
 
-def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None) -> None:
+def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None):
     """rx_find_corpus(text): the text searched for every needle of the temporary table
     corpus_needles (corpus_needles.sql) at once; rx_resolve(clusters, text): which of a text's clusters
-    of overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted()."""
+    of overlapping matches stay (resolve_matches.sql). `on_rows`: as for udf.counted(). Returns a
+    function that lets the searcher go once the last search has run: the UDF lives as long as the
+    connection, and with it the automaton and its norms (74 MB on the blog sample), through the
+    check, where the run's memory peaks; rx_find_corpus then refuses to search."""
     needles = con.sql("SELECT norm FROM corpus_needles ORDER BY norm").to_arrow_table().column(0).to_pylist()
-    search = CorpusSearcher(needles).arrow
+    held = [CorpusSearcher(needles)]
+
+    def search(texts):
+        if not held:
+            raise RuntimeError("rx_find_corpus called after its searcher was let go (recognize.build_terms)")
+        return held[0].arrow(texts)
     replace_function(con, "rx_find_corpus", search if on_rows is None else counted(search, on_rows), ["VARCHAR"],
                      CORPUS_MATCH_SQL_TYPE)
     replace_function(con, "rx_resolve", resolve_arrow, [RESOLVE_CLUSTERS_SQL_TYPE, "VARCHAR"], RESOLVE_ITEMS_SQL_TYPE)
+    return held.clear
 
 
 
@@ -240,8 +249,12 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
         total = run(con, exp.select(exp.Count(this=exp.Star())).from_(table("texts", cfg.schema))).fetchall()[0][0]
         on_rows = lambda done: progress(done, total)
         progress(0, total)
-    register_find_corpus(con, on_rows)
+    let_go = register_find_corpus(con, on_rows)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
     for name in ("propagate", "resolve_matches", "propagate_terms"):
         run_file(con, name, cfg.schema, batches=batches)
+    # (DuckDB has run every statement that reads rx_find_corpus; an engine that runs them later,
+    # reading views, keeps the searcher)
+    if isinstance(con, duckdb.DuckDBPyConnection):
+        let_go()

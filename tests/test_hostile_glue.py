@@ -85,6 +85,23 @@ def test_clean_maps_every_character_back():
     assert cleaned.span(9, 13) == (10, 15)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abXY .") + ["\u200b", "\x00", "\x9c", "\xad", "\ufeff", "\u202e"])),
+       st.booleans())
+def test_clean_maps_each_character_to_its_origin(text, spaces):
+    cleaned = clean(text, spaces)
+    if cleaned.starts is None:
+        assert cleaned.text == text and not GLUE_RUN.search(text)
+        return
+    assert len(cleaned.starts) == len(cleaned.ends) == len(cleaned.text)
+    assert all(a < b for a, b in zip(cleaned.starts[:-1], cleaned.starts[1:]))
+    for i, ch in enumerate(cleaned.text):
+        origin = text[cleaned.starts[i]:cleaned.ends[i]]
+        assert origin == ch or ch == " " and GLUE_RUN.fullmatch(origin)
+    if spaces:
+        assert cleaned.text == GLUE_RUN.sub(" ", text)
+
+
 class TagFirst:
     """A recognizer that tags `surface` as PERSON in the first text only (a model that sees a
     name once and misses it everywhere else)."""

@@ -2,6 +2,7 @@ import shutil
 import tomllib
 
 import duckdb
+import pytest
 
 from helpers import demo_config, differing_rows, rows, rx_tables, scalar
 from rxanon_sql import recognize
@@ -58,6 +59,18 @@ def test_every_occurrence_of_a_persons_term_is_a_term():
     apply(con, demo_config())
     terms = rows(con, "SELECT term, label, source FROM rx.terms WHERE person = 3 AND norm = 'ben' ORDER BY row_id")
     assert ("ben", "PERSON", "match") in terms
+
+
+def test_the_corpus_searcher_is_let_go_after_propagation(demo_con_rw):
+    # (the UDF lives as long as the connection; its automaton must not live through the check)
+    con = demo_con_rw
+    apply(con, demo_config(k=3, lam=0.2))
+    terms = rows(con, "SELECT * FROM rx.terms ORDER BY ALL")
+    with pytest.raises(duckdb.Error, match="let go"):
+        con.execute("SELECT rx_find_corpus('Ben')").fetchall()
+    # a second run on the same connection builds its own searcher, and finds the same
+    apply(con, demo_config(k=3, lam=0.2))
+    assert rows(con, "SELECT * FROM rx.terms ORDER BY ALL") == terms
 
 
 def test_vague_dates_are_not_terms(demo_con):

@@ -18,6 +18,7 @@ text's own group's needles, to whole words, and to the regular expression's choi
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 import pyarrow as pa
@@ -160,7 +161,9 @@ def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: Needles, automa
     offsets in the text's characters."""
     form = read.form
     hits = automaton.find_matches_as_indexes(form.data, overlapping=True)
-    pattern, m_start, m_end = np.array(hits, dtype=np.int64).reshape(-1, 3).T
+    # (the tuples' numbers read one by one: np.array of a list of tuples took twice as long)
+    pattern, m_start, m_end = np.fromiter(itertools.chain.from_iterable(hits), dtype=np.int64,
+                                          count=3 * len(hits)).reshape(-1, 3).T
     pattern = form_of[pattern]
     start, end = form.original(m_start), form.original(m_end)
     text = np.searchsorted(read.starts, start, side="right") - 1
