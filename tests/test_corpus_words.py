@@ -6,7 +6,7 @@ number."""
 from __future__ import annotations
 
 import duckdb
-from helpers import TaggedRecognizer, config_from, released, rows
+from helpers import TaggedRecognizer, config_from, released, rows, texts_config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,19 +14,7 @@ from rxanon_sql import recognize
 from rxanon_sql.pipeline import apply
 from rxanon_sql.verify import verify
 
-CONFIG = """
-[source]
-relations = ["t"]
-person = "id"
-[attributes.age]
-type = "numeric"
-[text]
-columns = ["text"]
-labels = ["PERSON", "ORG", "GPE", "MONEY"]
-[anonymization]
-k = 2
-lambda = 0.5
-"""
+CONFIG = texts_config(["PERSON", "ORG", "GPE", "MONEY"], extra="lambda = 0.5\n")
 
 
 def run(monkeypatch, posts):
