@@ -318,6 +318,11 @@ RESOLVE_ITEMS_SQL_TYPE = MATCH_SQL_TYPE
 RESOLVE_CLUSTERS_SQL_TYPE = f"{MATCH_SQL_TYPE}[]"
 
 
+def _best_first(m: dict) -> tuple:
+    """The order in which rx_resolve keeps matches: the longest, then the earliest, then by needle."""
+    return m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"]
+
+
 def _apart(a: dict, b: dict) -> bool:
     return a["end_pos"] <= b["start_pos"] or b["end_pos"] <= a["start_pos"]
 
@@ -347,12 +352,12 @@ def resolve_arrow(clusters: pa.Array, texts: pa.Array) -> pa.Array:
         for cluster in cluster_list:
             kept: list[dict] = []
             dropped: list[dict] = []
-            for m in sorted(cluster, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"])):
+            for m in sorted(cluster, key=_best_first):
                 (kept if all(_apart(m, k) for k in kept) else dropped).append(m)
             while bare := next((d for d in dropped if _bare_word(d, kept, text)), None):
                 dropped.remove(bare)
                 over = [k for k in kept if not _apart(bare, k)]
-                widest = min(over, key=lambda m: (m["start_pos"] - m["end_pos"], m["start_pos"], m["needle"]))
+                widest = min(over, key=_best_first)
                 kept = [k for k in kept if _apart(bare, k)] + [{
                     "start_pos": min(bare["start_pos"], *(k["start_pos"] for k in over)),
                     "end_pos": max(bare["end_pos"], *(k["end_pos"] for k in over)),
