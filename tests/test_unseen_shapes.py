@@ -118,6 +118,9 @@ def test_texts_alone_without_a_quasi_identifier_are_partitioned_on_their_terms(t
                 towns))]
     _jsonl(tmp_path / "bios.jsonl", rows)
     _readme_path(tmp_path, tmp_path / "bios.jsonl", k=2)
+    # (init says what apply will do, not that it needs a quasi-identifier)
+    code, out = cli("init", tmp_path / "data.duckdb", "--out", tmp_path / "again.toml")
+    assert code == 0 and "terms alone" in out and "apply needs" not in out, out
     con = duckdb.connect(str(tmp_path / "data.duckdb"), read_only=True)
     ncp_a, ncp_x, ncp = con.execute("SELECT ncp_a, ncp_x, ncp FROM rx.ncp").fetchone()
     assert ncp_a is None and ncp == ncp_x > 0
