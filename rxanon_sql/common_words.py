@@ -23,8 +23,6 @@ from .sqlrun import table
 
 # (RE2: \pL letters, \pN digits; the same word characters as find.py's whole-word test)
 TOKEN = r"[\pL\pN_]+"
-# A token that can name someone: two characters or more (the rare guard's and the audit's words).
-WORD_TOKEN = r"[\pL\pN_]{2,}"
 # What may stand between the words of a capitalised sequence: spaces and tabs, and the invisible
 # characters a hostile text glues a name with ("John\u200bSmith", "Peter\x01Parker": format
 # characters and the control characters but line breaks), which hide it from the model.

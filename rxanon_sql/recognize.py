@@ -21,7 +21,7 @@ from .errors import ConfigError
 from .join import source_query
 from .sqlrun import col, create_schema, drop_base_table, ident, lit, mark_owned, run, run_file, table, union_all
 from .faults import fault_point
-from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN, WORD_TOKEN,
+from .common_words import (CAPITALISED, CAPITALISED_INSIDE, CAPITALISED_SEQUENCE, SEQUENCE_GAP, TOKEN,
                            register_vocabulary, widely_written)
 from .identifiers import build_identifier_values, mark_identifiers
 from .udf import counted, register_ner, replace_function
@@ -242,7 +242,7 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
                   ).fetchall()[0][0]
     run_file(con, "corpus_needles", cfg.schema, widely=widely_written(persons, cfg.k),
              rare_guard=bool(cfg.rare_guard), allow=list(cfg.allow), token=TOKEN,
-             word_token=WORD_TOKEN, sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE,
+             sequence=CAPITALISED_SEQUENCE, gap=SEQUENCE_GAP, inside=CAPITALISED_INSIDE,
              capitalised=CAPITALISED)
     on_rows = None
     if progress is not None:
