@@ -114,12 +114,15 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tupl
             out_start.append(start)
             out_end.append(end)
             norms.append(norm)
-    elif read.any and table.automaton is not None:
-        text, start, end, norm = _matches(read, group_of_text[read.fast], table, table.automaton, table.form_of)
-        out_text.append(read.fast[text])
-        out_start.append(start)
-        out_end.append(end)
-        norms.append(norm)
+    elif read.any and len(table.form_of):
+        # (an automaton of the needles of the texts' groups only: the others' matches are dropped)
+        automaton, forms = table.of_groups(np.unique(group_of_text[read.fast]))
+        if automaton is not None:
+            text, start, end, norm = _matches(read, group_of_text[read.fast], table, automaton, forms)
+            out_text.append(read.fast[text])
+            out_start.append(start)
+            out_end.append(end)
+            norms.append(norm)
     if len(read.apart):
         a_text, a_start, a_end, a_norm = _search_apart(read, group_of_text, table)
         out_text.append(a_text)
@@ -140,7 +143,7 @@ GROUP_TEXTS = 8
 def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> list[tuple[int, int]] | None:
     """The runs (lo, hi) of read.fast whose texts share a group, where searching each run with its
     group's own automaton pays; None where one search of all texts does."""
-    if not read.any or table.automaton is None or len(read.fast) < GROUP_TEXTS:
+    if not read.any or not len(table.form_of) or len(read.fast) < GROUP_TEXTS:
         return None
     groups = group_of_text[read.fast]
     cuts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
