@@ -99,3 +99,22 @@ def test_glued_texts_of_a_few_groups_by_their_groups_automaton_are_the_regular_e
     arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
     out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
     assert out.to_pylist() == expected
+
+
+GLUE = "\u200b\xad\x00\x03"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=4),
+                          st.lists(st.tuples(st.text(alphabet=ALPHABET, max_size=3), st.sampled_from(GLUE),
+                                             st.text(alphabet=ALPHABET, max_size=3)).map("".join), max_size=4)),
+                min_size=1, max_size=5))
+def test_needles_with_glue_only_are_found_where_their_glue_is_written(groups):
+    # (a group whose every needle holds glue is not searched in the readings of its texts without
+    # glue, find._search_apart: such a needle is found only where its glue is written)
+    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
+                for row, (_, ns) in zip(items, groups)]
+    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
+    assert out.to_pylist() == expected

@@ -205,6 +205,10 @@ def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -
                                  [clean(t, spaces=True) if g else Cleaned("") for t, g in zip(texts, glued)])):
         strings = pa.array([r.text for r in reading], pa.string())
         wanted = pc.fill_null(pc.binary_length(strings), 0).to_numpy() > 0
+        if i:
+            # (the readings without glue, only for the groups with a needle that has none: the
+            # sweep's needles all have glue)
+            wanted &= table.has_plain_needles[groups]
         text, start, end, norm = _search(_ReadTexts(strings, wanted, glue_apart=False), groups, table)
         for t, s, e, n in zip(text.tolist(), start.tolist(), end.tolist(), norm.to_pylist()):
             found[t].add((*reading[t].span(s, e), n))

@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .find_read import ASCII_SPACE_RE2, needle_form
+from .glue import GLUE_RE2
 
 
 def alternation(needles) -> re.Pattern | None:
@@ -74,6 +75,10 @@ class Needles:
         keep[keep] = searched[needle[keep]]
         self.has_needles = np.bincount(group[keep], minlength=len(needles)) > 0
         group, needle = group[keep], needle[keep]
+        # (the groups with a needle free of glue characters: a needle with glue matches only where
+        # its glue is written, never in a reading of a text without its glue, find._search_apart)
+        glued = pc.fill_null(pc.match_substring_regex(distinct, GLUE_RE2), False).to_numpy(zero_copy_only=False)
+        self.has_plain_needles = np.bincount(group[~glued[needle]], minlength=len(needles)) > 0
         key = group * self.n_forms + pattern[needle]
         order = np.lexsort((rank[needle], key))
         key, best = key[order], rank[needle][order]
