@@ -83,3 +83,38 @@ def test_overlapping_needles_and_white_space():
 def test_the_fold_keeps_white_space():
     # The search form folds, then reads white space in the fold: it must be the original's.
     assert not [c for c in range(sys.maxunicode + 1) if chr(c).isspace() != chr(_fold_code(c)).isspace()]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=4), needles), min_size=3, max_size=6), st.data())
+def test_glued_texts_of_a_few_groups_by_their_groups_automaton_are_the_regular_expression(groups, data):
+    # (glue in the texts of one group only: the texts read apart are searched by an automaton of
+    # that group's needles, not of all groups': Needles.of_groups)
+    glued = data.draw(st.integers(0, len(groups) - 1))
+    groups = [([t.replace("\u200b", "").replace("\xad", "").replace("\x00", "").replace("\x03", "") for t in ts]
+               if g != glued else [t + "\u200bb" for t in ts], ns) for g, (ts, ns) in enumerate(groups)]
+    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
+                for row, (_, ns) in zip(items, groups)]
+    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
+    assert out.to_pylist() == expected
+
+
+GLUE = "\u200b\xad\x00\x03"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=4),
+                          st.lists(st.tuples(st.text(alphabet=ALPHABET, max_size=3), st.sampled_from(GLUE),
+                                             st.text(alphabet=ALPHABET, max_size=3)).map("".join), max_size=4)),
+                min_size=1, max_size=5))
+def test_needles_with_glue_only_are_found_where_their_glue_is_written(groups):
+    # (a group whose every needle holds glue is not searched in the readings of its texts without
+    # glue, find._search_apart: such a needle is found only where its glue is written)
+    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
+                for row, (_, ns) in zip(items, groups)]
+    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
+    assert out.to_pylist() == expected

@@ -18,6 +18,8 @@ needles that count only there (corpus_needles.sql).
 """
 from __future__ import annotations
 
+import itertools
+
 import ahocorasick_rs
 import numpy as np
 import pyarrow as pa
@@ -264,7 +266,9 @@ class CorpusSearcher:
         hits = self.automaton.find_matches_as_indexes(form, overlapping=True)
         if not hits:
             return np.zeros((3, 0), dtype=np.int64)
-        needle, begin, stop = np.array(hits, dtype=np.int64).T
+        # (the tuples' numbers read one by one: np.array of the list of tuples took twice as long)
+        needle, begin, stop = np.fromiter(itertools.chain.from_iterable(hits), dtype=np.int64,
+                                          count=3 * len(hits)).reshape(-1, 3).T
         # the match's first and last word characters in the form, less the leading pad
         return np.stack((needle, origin[begin], origin[stop - 3] + 1))
 

@@ -114,12 +114,15 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tupl
             out_start.append(start)
             out_end.append(end)
             norms.append(norm)
-    elif read.any and table.automaton is not None:
-        text, start, end, norm = _matches(read, group_of_text[read.fast], table, table.automaton, table.form_of)
-        out_text.append(read.fast[text])
-        out_start.append(start)
-        out_end.append(end)
-        norms.append(norm)
+    elif read.any and len(table.form_of):
+        # (an automaton of the needles of the texts' groups only: the others' matches are dropped)
+        automaton, forms = table.of_groups(np.unique(group_of_text[read.fast]))
+        if automaton is not None:
+            text, start, end, norm = _matches(read, group_of_text[read.fast], table, automaton, forms)
+            out_text.append(read.fast[text])
+            out_start.append(start)
+            out_end.append(end)
+            norms.append(norm)
     if len(read.apart):
         a_text, a_start, a_end, a_norm = _search_apart(read, group_of_text, table)
         out_text.append(a_text)
@@ -140,7 +143,7 @@ GROUP_TEXTS = 8
 def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> list[tuple[int, int]] | None:
     """The runs (lo, hi) of read.fast whose texts share a group, where searching each run with its
     group's own automaton pays; None where one search of all texts does."""
-    if not read.any or table.automaton is None or len(read.fast) < GROUP_TEXTS:
+    if not read.any or not len(table.form_of) or len(read.fast) < GROUP_TEXTS:
         return None
     groups = group_of_text[read.fast]
     cuts = np.flatnonzero(groups[1:] != groups[:-1]) + 1
@@ -202,6 +205,10 @@ def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -
                                  [clean(t, spaces=True) if g else Cleaned("") for t, g in zip(texts, glued)])):
         strings = pa.array([r.text for r in reading], pa.string())
         wanted = pc.fill_null(pc.binary_length(strings), 0).to_numpy() > 0
+        if i:
+            # (the readings without glue, only for the groups with a needle that has none: the
+            # sweep's needles all have glue)
+            wanted &= table.has_plain_needles[groups]
         text, start, end, norm = _search(_ReadTexts(strings, wanted, glue_apart=False), groups, table)
         for t, s, e, n in zip(text.tolist(), start.tolist(), end.tolist(), norm.to_pylist()):
             found[t].add((*reading[t].span(s, e), n))

@@ -29,13 +29,13 @@ def _is_word(c: str) -> bool:
 def _flags(codes: np.ndarray, ascii_table: np.ndarray, test) -> np.ndarray:
     """ascii_table[code] for ASCII code points, test(chr(code)) for the others (each distinct
     code point tested once)."""
-    out = np.zeros(len(codes), dtype=bool)
-    low = codes < 128
-    out[low] = ascii_table[codes[low]]
-    if not low.all():
-        high = codes[~low]
-        distinct, inverse = np.unique(high, return_inverse=True)
-        out[~low] = np.fromiter((test(chr(c)) for c in distinct), dtype=bool, count=len(distinct))[inverse]
+    # (one gather over the codes capped at 128, not a mask, a gather and a scatter: half the time)
+    high = np.flatnonzero(codes >= 128)
+    if not len(high):
+        return ascii_table[codes]
+    out = np.append(ascii_table[:128], False)[np.minimum(codes, 128)]
+    distinct, inverse = np.unique(codes[high], return_inverse=True)
+    out[high] = np.fromiter((test(chr(c)) for c in distinct), dtype=bool, count=len(distinct))[inverse]
     return out
 
 
