@@ -222,6 +222,22 @@ def unreleased(cfg: Config, types: dict[str, str]) -> dict[str, list[str]]:
     return out
 
 
+def text_bytes(con: duckdb.DuckDBPyConnection, cfg: Config) -> int | None:
+    """The bytes of D's text columns (what apply's default memory limit scales with), or None where
+    the source does not resolve: the join stage then says why."""
+    try:
+        cfg, types = resolve(con, cfg)
+        texts = [c for c in cfg.text_columns if c in types]
+        if not texts:
+            return None
+        sums = [exp.func("sum", exp.func("strlen", exp.cast(col(c), "VARCHAR"))) for c in texts]
+        row = run(con, exp.select(*sums).from_(
+            exp.Subquery(this=source_query(cfg), alias=exp.TableAlias(this=ident("src"))))).fetchall()[0]
+    except (InputError, duckdb.Error):
+        return None
+    return sum(v or 0 for v in row)
+
+
 def build_dataset(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, str]) -> None:
     s = cfg.schema
     kept = [c for c in types if c != cfg.person and c in

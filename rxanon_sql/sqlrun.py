@@ -239,17 +239,20 @@ def column_names(con: duckdb.DuckDBPyConnection, relation: exp.Table) -> list[st
     return list(column_types(con, relation))
 
 
-def confine(con: duckdb.DuckDBPyConnection) -> None:
+def confine(con: duckdb.DuckDBPyConnection, lock: bool = True) -> None:
     """Let the connection read nothing but its own database: no file, URL or glob (read_csv,
     read_text, a relation named like a path, a view that reads one), and no extension installed
     or loaded on demand. A configuration or database written by someone else could otherwise
     publish any file the user can read. For good: DuckDB refuses to turn it back on, and the
     configuration is locked, so that nothing later in the session (a SET the tool never runs, a
     query's own settings) can lift it. verify's ':memory:' catalogue, temporary files spilled
-    beside the database, and Python UDFs still work."""
+    beside the database, and Python UDFs still work. `lock` False: the caller locks it after
+    settings of its own, which may read the database, confined already (external access, once
+    off, cannot be turned back on)."""
     for setting in ("enable_external_access", "autoinstall_known_extensions", "autoload_known_extensions"):
         con.execute(f"SET {setting} = false")
-    con.execute("SET lock_configuration = true")
+    if lock:
+        con.execute("SET lock_configuration = true")
 
 
 # The tables and views rxanon-sql wrote into its output schema: pipeline.check_schema_is_ours

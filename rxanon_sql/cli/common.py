@@ -53,7 +53,7 @@ def open_database(db: str, read_only: bool = False, confined: bool = False, memo
 
 
 def open_connection(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False,
-                    confined: bool = True, memory_limit: str | None = None):
+                    confined: bool = True, memory_limit=None):
     """The connection of a command that reads or writes a release, on either engine, closed as
     open_database's."""
     con = open_engine(db, engine, spark_master, inputs, read_only, confined, memory_limit)

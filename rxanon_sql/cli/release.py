@@ -1,6 +1,7 @@
 """The commands that make or read a release: demo, apply, sweep, report, verify, export."""
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import duckdb
 
 from .. import console
 from ..config import load_config, parse_config
-from ..engines.duckdb import readable, writable
+from ..engines.duckdb import default_memory_limit, readable, writable
 from .common import (engine_options, external_access_option, fail, main, open_connection, open_database,
                      OperatorChoice, report_check_and_exit, run_apply, verify_and_exit)
 
@@ -64,8 +65,8 @@ def demo(db: str, k: int, lam: float, strategy: str, operator: str, lang: str) -
 @click.option("--workers", type=int, help="Override text.workers (NER processes).")
 @click.option("--operator", type=OperatorChoice(), help="Override anonymization.operator (labels "
               "listed in [text.operators] keep theirs).")
-@click.option("--memory-limit", help="DuckDB's memory_limit for the run, e.g. 1GB (DuckDB's default: 80% of RAM); "
-              "beyond it DuckDB spills to disk.")
+@click.option("--memory-limit", help="DuckDB's memory_limit for the run, e.g. 1GB; beyond it DuckDB spills to disk. "
+              "Default: 6 times the bytes of text, at least 300MB, at most half the RAM.")
 @click.option("--rebuild", is_flag=True, help="Build every stage, even where only k, lambda or another parameter "
               "of partitioning, recoding and measures changed since the last run.")
 @click.option("--quiet", is_flag=True, help="Show no progress (shown only when standard error is a terminal).")
@@ -78,6 +79,8 @@ def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, worke
     Writes the release, its audit and its measures into schema rx (anonymization.schema)."""
     cfg = load_config(config_path).with_overrides(k=k, lam=lam, l=l_, t=t_, strategy=strategy, schema=schema,
                                                   workers=workers, operator=operator)
+    if memory_limit is None:
+        memory_limit = functools.partial(default_memory_limit, cfg=cfg)
     con = open_connection(db, engine, spark_master, inputs, confined=not allow_external_access, memory_limit=memory_limit)
     with readable(db):
         report = run_apply(con, cfg, quiet=quiet, reuse=not rebuild)

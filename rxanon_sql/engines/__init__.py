@@ -9,9 +9,10 @@ from .duckdb import connect, writable
 
 
 def open_engine(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False,
-                confined: bool = True, memory_limit: str | None = None):
+                confined: bool = True, memory_limit=None):
     """The connection a command runs against: a DuckDB file (confined, as duckdb.connect), or a
-    Spark session on a release folder (which reads files only as --input, spark.session)."""
+    Spark session on a release folder (which reads files only as --input, spark.session).
+    `memory_limit`: DuckDB's, or a function of the database that gives it (engines.duckdb.connect)."""
     if engine == "duckdb":
         if inputs:
             raise InputError("--input is read with --engine spark only; load a file into DuckDB with `rxanon-sql load`")
