@@ -37,8 +37,10 @@
 -- dataset and checks against rx.release row for row; the audit gives each row its person.
 
 -- The original texts, each as its list of lower-case tokens (once: both counts below read it).
+-- A text is told apart by the table's rowid: numbering them in order of person and text sorted
+-- the 163 MB of the corpus shape for nothing (6.4 against 4.9 CPU s).
 CREATE OR REPLACE TEMP TABLE residual_original_tokens AS
-SELECT person, row_number() OVER (ORDER BY person, text) AS text_id, regexp_extract_all(lower(text), $token) AS tokens
+SELECT person, regexp_extract_all(lower(text), $token) AS tokens
 FROM residual_originals
 WHERE text IS NOT NULL;
 
@@ -83,12 +85,18 @@ SELECT o.row_id, o.person, o.attribute, n.token, n.written
 FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM texts) AS o
 JOIN naming_forms AS n ON n.bracketed = o.bracketed;
 
--- The tokens of each row's other released columns, which the text may repeat.
+-- The tokens of each row's other released columns, which the text may repeat. Each distinct
+-- value is cut into tokens once (the corpus shape: 3.4 million values, 2,223 distinct; 4.1
+-- against 2.6 CPU s).
 CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
-SELECT row_id, list_distinct(flatten(list(regexp_extract_all(lower(value), $token)))) AS tokens
-FROM residual_row_values
-WHERE value IS NOT NULL
-GROUP BY row_id;
+WITH tokenised AS (
+    SELECT value, regexp_extract_all(lower(value), $token) AS tokens
+    FROM (SELECT DISTINCT value FROM residual_row_values WHERE value IS NOT NULL) AS d
+)
+SELECT v.row_id, list_distinct(flatten(list(t.tokens))) AS tokens
+FROM residual_row_values AS v
+JOIN tokenised AS t ON t.value = v.value
+GROUP BY v.row_id;
 
 -- How many persons' original texts hold each released token that can name someone, in the
 -- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
@@ -164,9 +172,9 @@ candidates AS (
     FROM (SELECT tokens FROM sequences EXCEPT SELECT tokens FROM with_rare_token) AS c
 ),
 positions AS (
-    SELECT text_id, person, unnest(tokens) AS token, unnest(tokens[2:]) AS second_token,
-           unnest(tokens[3:]) AS third_token, unnest(range(1, array_length(tokens) + 1)) AS pos
-    FROM residual_original_tokens
+    SELECT o.rowid AS text_id, o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
+           unnest(o.tokens[3:]) AS third_token, unnest(range(1, array_length(o.tokens) + 1)) AS pos
+    FROM residual_original_tokens AS o
 ),
 starts AS (
     SELECT p.text_id, p.person, p.pos, c.tokens, c.n
@@ -179,7 +187,7 @@ found AS (
     UNION
     SELECT s.tokens, s.person
     FROM starts AS s
-    JOIN residual_original_tokens AS o ON o.text_id = s.text_id
+    JOIN residual_original_tokens AS o ON o.rowid = s.text_id
     WHERE s.n > 3 AND o.tokens[s.pos:s.pos + s.n - 1] = s.tokens
 )
 SELECT c.tokens, count(f.person) AS persons, list(f.person) AS holders
