@@ -4,6 +4,7 @@ a terminal, another environment) start one with CLI."""
 import tomllib
 
 import duckdb
+import pytest
 import pyarrow.parquet as pq
 
 from helpers import cli, demo_files
@@ -60,9 +61,41 @@ def test_memory_limit(tmp_path):
     con = duckdb.connect(db)
     assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name = 'rx'").fetchall() == [(0,)]
     con.close()
+    r = cli("apply", db, "--config", config, "--memory-limit", "2MB")
+    assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "Traceback" not in r.stderr
+    assert "ran out of memory" in r.stderr and "--memory-limit" in r.stderr
     r = cli("apply", db, "--config", config, "--memory-limit", "64MB")
     assert r.returncode == 0, r.stderr
     assert "0 leaks" in r.stdout
+
+
+def test_default_memory_limit(tmp_path):
+    """Without --memory-limit, apply's DuckDB limit scales with the bytes of the configured texts,
+    between its floor and half the RAM, and the configuration is still confined and locked."""
+    from rxanon_sql.config import load_config
+    from rxanon_sql.engines.duckdb import connect, default_memory_limit, scaled_memory_limit
+    from rxanon_sql.join import text_bytes
+    assert scaled_memory_limit(0, ram=8 * 10**9) == "300MB"
+    assert scaled_memory_limit(163_359_882, ram=24 * 10**9) == "980MB"
+    assert scaled_memory_limit(10**10, ram=8 * 10**9) == "4000MB"
+    db, config = demo_files(tmp_path)
+    con = duckdb.connect(db)
+    texts = [t for (t,) in con.execute("SELECT text FROM authors NATURAL JOIN posts").fetchall()]
+    assert text_bytes(con, load_config(config)) == sum(len(t.encode()) for t in texts if t is not None)
+    con.close()
+    seen = []
+
+    def limit(c):
+        seen.append(default_memory_limit(c, load_config(config)))
+        return seen[-1]
+    con = connect(db, confined=True, memory_limit=limit)
+    assert seen == ["300MB"]
+    assert con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0] == "286.1 MiB"
+    with pytest.raises(duckdb.Error):
+        con.execute("SET memory_limit = '1GB'")
+    with pytest.raises(duckdb.Error):
+        con.execute("SELECT * FROM read_csv(?)", [config])
+    con.close()
 
 
 def test_retuning_keeps_the_stages_before_partitioning(tmp_path):

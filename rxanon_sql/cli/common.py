@@ -134,6 +134,11 @@ class _Commands(click.Group):
             sys.exit(1)
         except RxAnonSqlError as e:
             fail(str(e))
+        except duckdb.OutOfMemoryException as e:
+            # (apply's default limit scales with the texts, engines/duckdb.scaled_memory_limit; an
+            # input with more to hold per byte of text than the corpus shape may need more)
+            fail(f"DuckDB ran out of memory ({str(e).splitlines()[0].removeprefix('Out of Memory Error: ')}): "
+                 "give a larger --memory-limit")
         except duckdb.PermissionException as e:
             # (source.query and the relations are named where join reads them: this is a view)
             fail(str(outside_the_database(e, "a view of the database", "drop or replace the view")))
