@@ -21,11 +21,13 @@ def writable(path: str, what: str) -> None:
         raise InputError(f"{what} {path!r}: directory {str(Path(path).parent)!r} not found")
 
 
-# The default memory limit of `apply` (scaled_memory_limit): DuckDB's own default (80 % of the RAM)
-# let the blog sample peak at 865 MB and the corpus shape (163 MB of text) at 2.1 to 2.7 GB,
-# holding what it read and built cached. Six bytes of limit per byte of text put the corpus shape
-# at about 1 GB (1.3 GB peak, about a tenth more time); below 300 MB the small inputs spill
-# for little gain (the blog sample, 14 MB of text: 615 MB peak at 300 MB, 5 to 14 % more CPU).
+# The default memory limit of `apply` (scaled_memory_limit). Under DuckDB's own default (80 % of
+# the RAM) it keeps what it read and built cached: the blog sample (14 MB of text) peaked at
+# 885 MB, the corpus shape (163 MB) at 2.7 GB even at a 2 GB limit. Six bytes of limit per byte of text (the corpus
+# shape: 980 MB) peaked at 1.7 GB there; eight, 2.0 GB for no less CPU; at 650 MB a statement
+# that cannot spill ran out of memory, so the factor keeps a margin of 1.5 over that. Below
+# 300 MB the small inputs spill for little gain (the blog sample at 300 MB: 625 to 680 MB peak,
+# about 7 % more CPU).
 LIMIT_PER_TEXT_BYTE = 6
 LIMIT_FLOOR = 300 * 10**6
 # At most half the RAM: the rest is for what DuckDB does not count (Python, the UDFs' arrays,
