@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tomllib
+from unittest import mock
 
 import duckdb
 import pytest
@@ -51,16 +52,34 @@ def generated(tmp_path_factory):
     return path
 
 
+# the per-run salts (tag order, audit order) fixed, so that two runs can be compared
+SALT = "5a17" * 8
+
+
+@pytest.fixture(scope="module")
+def based(generated, tmp_path_factory):
+    """The generated database after one full run of BASE, with the rare-token guard on (True) and
+    off (False): the run each test retunes or changes, made once for the module (tests copy it)."""
+    out = {}
+    for guard in (True, False):
+        path = tmp_path_factory.mktemp("based") / "based.duckdb"
+        shutil.copy(generated, path)
+        con = duckdb.connect(str(path))
+        with mock.patch("secrets.token_hex", lambda n=None: SALT):
+            assert not apply(con, dataclasses.replace(BASE, rare_guard=guard)).reused
+        con.close()
+        out[guard] = path
+    return out
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeypatch, variant):
-    # the per-run salts (tag order, audit order) fixed, so that two runs can be compared
-    monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)
+def test_a_retuned_run_reuses_and_equals_a_full_run(generated, based, tmp_path, monkeypatch, variant):
+    monkeypatch.setattr("secrets.token_hex", lambda n=None: SALT)
     retuned = VARIANTS[variant](BASE)
-    base = dataclasses.replace(BASE, rare_guard=retuned.rare_guard)
-    shutil.copy(generated, tmp_path / "a.duckdb")
+    # (database a: the full run of BASE with the retuned configuration's guard, then the retune)
+    shutil.copy(based[retuned.rare_guard], tmp_path / "a.duckdb")
     shutil.copy(generated, tmp_path / "b.duckdb")
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, base).reused
     assert apply(con, retuned).reused
     full = duckdb.connect(str(tmp_path / "b.duckdb"))
     assert not apply(full, retuned, reuse=False).reused
@@ -74,18 +93,16 @@ def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeyp
     assert rows(con, "SELECT reused FROM rx.runs ORDER BY run_id") == [(False,), (True,)]
 
 
-def test_k_rebuilds_the_terms_when_the_rare_guard_is_on(generated, tmp_path):
-    shutil.copy(generated, tmp_path / "a.duckdb")
+def test_k_rebuilds_the_terms_when_the_rare_guard_is_on(based, tmp_path):
+    shutil.copy(based[True], tmp_path / "a.duckdb")          # (after a full run of BASE)
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, BASE).reused
     assert not apply(con, BASE.with_overrides(k=BASE.k + 1)).reused
     assert apply(con, BASE.with_overrides(k=BASE.k + 1, lam=0.2)).reused
 
 
-def test_any_other_change_builds_every_stage(generated, tmp_path):
-    shutil.copy(generated, tmp_path / "a.duckdb")
+def test_any_other_change_builds_every_stage(based, tmp_path):
+    shutil.copy(based[True], tmp_path / "a.duckdb")          # (after a full run of BASE)
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, BASE).reused
     assert not apply(con, BASE, reuse=False).reused
     assert apply(con, BASE).reused
     # a setting that terms, linking or persons read
