@@ -12,7 +12,6 @@ import pytest
 
 from helpers import demo_config, differing_rows, rows, rx_tables, scalar
 from rxanon_sql.config import parse_config
-from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.join import InputError
 from rxanon_sql.pipeline import apply
@@ -123,20 +122,16 @@ def test_any_other_change_builds_every_stage(based, tmp_path):
     assert scalar(con, "SELECT count(*) FROM rx.person_terms") > 0
 
 
-def test_a_reused_run_still_checks_k_against_the_persons():
-    con = duckdb.connect()
-    write_demo_database(con)
-    apply(con, demo_config())
+def test_a_reused_run_still_checks_k_against_the_persons(demo_con_rw):
+    con = demo_con_rw       # (a copy of the demo's release: conftest.demo_db)
     before = rows(con, "SELECT * FROM rx.release ORDER BY ALL")
     with pytest.raises(InputError, match="6 persons in column 'id', fewer than k = 7"):
         apply(con, demo_config(k=7))
     assert rows(con, "SELECT * FROM rx.release ORDER BY ALL") == before
 
 
-def test_a_runs_table_of_an_earlier_version_gets_the_new_columns():
-    con = duckdb.connect()
-    write_demo_database(con)
-    apply(con, demo_config())
+def test_a_runs_table_of_an_earlier_version_gets_the_new_columns(demo_con_rw):
+    con = demo_con_rw       # (a copy of the demo's release: conftest.demo_db)
     for column in ("reused", "ncp_a", "ncp_x", "ncp"):
         con.execute(f"ALTER TABLE rx.runs DROP COLUMN {column}")
     assert apply(con, demo_config(lam=0.3)).reused
