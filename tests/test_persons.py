@@ -1,8 +1,6 @@
 """The persons stage: D* as the long tables the partitioner reads and the wide view rx.persons."""
-import duckdb
 
 from helpers import demo_config, rows
-from rxanon_sql.demo import write_demo_database
 from rxanon_sql.pipeline import apply
 
 
@@ -32,10 +30,8 @@ def test_term_ids_number_the_terms_in_label_and_norm_order(demo_con):
                           "ON i.term_id = p.term_id AND (i.label, i.norm, i.label_id) <> (p.label, p.norm, p.label_id)") == [(0,)]
 
 
-def test_a_persons_table_of_an_earlier_version_becomes_the_view():
-    con = duckdb.connect(":memory:")
-    write_demo_database(con)
-    apply(con, demo_config())
+def test_a_persons_table_of_an_earlier_version_becomes_the_view(demo_con_rw):
+    con = demo_con_rw       # (a copy of the demo's release: conftest.demo_db)
     con.execute("DROP VIEW rx.persons")
     con.execute("CREATE TABLE rx.persons AS SELECT 1 AS person")
     # (an earlier version's files give another fingerprint: no stage is reused, as with reuse=False)

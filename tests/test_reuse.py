@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tomllib
+from unittest import mock
 
 import duckdb
 import pytest
 
 from helpers import demo_config, differing_rows, rows, rx_tables, scalar
 from rxanon_sql.config import parse_config
-from rxanon_sql.demo import write_demo_database
 from rxanon_sql.generate import config_text, generate, prefill_cache
 from rxanon_sql.join import InputError
 from rxanon_sql.pipeline import apply
@@ -51,16 +51,34 @@ def generated(tmp_path_factory):
     return path
 
 
+# the per-run salts (tag order, audit order) fixed, so that two runs can be compared
+SALT = "5a17" * 8
+
+
+@pytest.fixture(scope="module")
+def based(generated, tmp_path_factory):
+    """The generated database after one full run of BASE, with the rare-token guard on (True) and
+    off (False): the run each test retunes or changes, made once for the module (tests copy it)."""
+    out = {}
+    for guard in (True, False):
+        path = tmp_path_factory.mktemp("based") / "based.duckdb"
+        shutil.copy(generated, path)
+        con = duckdb.connect(str(path))
+        with mock.patch("secrets.token_hex", lambda n=None: SALT):
+            assert not apply(con, dataclasses.replace(BASE, rare_guard=guard)).reused
+        con.close()
+        out[guard] = path
+    return out
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeypatch, variant):
-    # the per-run salts (tag order, audit order) fixed, so that two runs can be compared
-    monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)
+def test_a_retuned_run_reuses_and_equals_a_full_run(generated, based, tmp_path, monkeypatch, variant):
+    monkeypatch.setattr("secrets.token_hex", lambda n=None: SALT)
     retuned = VARIANTS[variant](BASE)
-    base = dataclasses.replace(BASE, rare_guard=retuned.rare_guard)
-    shutil.copy(generated, tmp_path / "a.duckdb")
+    # (database a: the full run of BASE with the retuned configuration's guard, then the retune)
+    shutil.copy(based[retuned.rare_guard], tmp_path / "a.duckdb")
     shutil.copy(generated, tmp_path / "b.duckdb")
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, base).reused
     assert apply(con, retuned).reused
     full = duckdb.connect(str(tmp_path / "b.duckdb"))
     assert not apply(full, retuned, reuse=False).reused
@@ -74,18 +92,16 @@ def test_a_retuned_run_reuses_and_equals_a_full_run(generated, tmp_path, monkeyp
     assert rows(con, "SELECT reused FROM rx.runs ORDER BY run_id") == [(False,), (True,)]
 
 
-def test_k_rebuilds_the_terms_when_the_rare_guard_is_on(generated, tmp_path):
-    shutil.copy(generated, tmp_path / "a.duckdb")
+def test_k_rebuilds_the_terms_when_the_rare_guard_is_on(based, tmp_path):
+    shutil.copy(based[True], tmp_path / "a.duckdb")          # (after a full run of BASE)
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, BASE).reused
     assert not apply(con, BASE.with_overrides(k=BASE.k + 1)).reused
     assert apply(con, BASE.with_overrides(k=BASE.k + 1, lam=0.2)).reused
 
 
-def test_any_other_change_builds_every_stage(generated, tmp_path):
-    shutil.copy(generated, tmp_path / "a.duckdb")
+def test_any_other_change_builds_every_stage(based, tmp_path):
+    shutil.copy(based[True], tmp_path / "a.duckdb")          # (after a full run of BASE)
     con = duckdb.connect(str(tmp_path / "a.duckdb"))
-    assert not apply(con, BASE).reused
     assert not apply(con, BASE, reuse=False).reused
     assert apply(con, BASE).reused
     # a setting that terms, linking or persons read
@@ -106,20 +122,16 @@ def test_any_other_change_builds_every_stage(generated, tmp_path):
     assert scalar(con, "SELECT count(*) FROM rx.person_terms") > 0
 
 
-def test_a_reused_run_still_checks_k_against_the_persons():
-    con = duckdb.connect()
-    write_demo_database(con)
-    apply(con, demo_config())
+def test_a_reused_run_still_checks_k_against_the_persons(demo_con_rw):
+    con = demo_con_rw       # (a copy of the demo's release: conftest.demo_db)
     before = rows(con, "SELECT * FROM rx.release ORDER BY ALL")
     with pytest.raises(InputError, match="6 persons in column 'id', fewer than k = 7"):
         apply(con, demo_config(k=7))
     assert rows(con, "SELECT * FROM rx.release ORDER BY ALL") == before
 
 
-def test_a_runs_table_of_an_earlier_version_gets_the_new_columns():
-    con = duckdb.connect()
-    write_demo_database(con)
-    apply(con, demo_config())
+def test_a_runs_table_of_an_earlier_version_gets_the_new_columns(demo_con_rw):
+    con = demo_con_rw       # (a copy of the demo's release: conftest.demo_db)
     for column in ("reused", "ncp_a", "ncp_x", "ncp"):
         con.execute(f"ALTER TABLE rx.runs DROP COLUMN {column}")
     assert apply(con, demo_config(lam=0.3)).reused
