@@ -11,9 +11,13 @@ from .release import release_relation
 from .stages import COUNTED
 
 
+def clip(text: str, width: int = 100) -> str:
+    """A value cut to one screen line: a hostile text's suspect can be a 20,000-digit run."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def table(rows: list[tuple], header: list[str], width: int = 100) -> str:
-    cells = [[("" if v is None else str(v)) for v in r] for r in rows]
-    cells = [[c if len(c) <= width else c[: width - 1] + "…" for c in r] for r in cells]
+    cells = [[clip("" if v is None else str(v), width) for v in r] for r in rows]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(header)]
     line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in cells])
@@ -94,9 +98,9 @@ def report_verdict(v) -> None:
         click.echo(f"  FAIL class of {size} persons: {key} kept terms {kept}: sensitive attribute {attribute!r} has "
                    f"{n_values} distinct values, {kind} EMD {distance:.4f}", err=True)
     for row_id, person, attribute, s, e, needle in v.leaks[:20]:
-        click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {needle!r}", err=True)
+        click.echo(f"  LEAK row {row_id} column {attribute!r} [{s}:{e}] still says {clip(needle)!r}", err=True)
     for column, needle, n in v.identifiers[:20]:
-        click.echo(f"  LEAK column {column!r} names the direct identifier {needle!r} in {n} rows", err=True)
+        click.echo(f"  LEAK column {column!r} names the direct identifier {clip(needle)!r} in {n} rows", err=True)
     if v.unrebuilt_rows:
         click.echo(f"  FAIL {v.unrebuilt_rows} rows of the audit differ from the release rebuilt from the dataset and "
                    f"the replacements, e.g. row_id {v.unrebuilt_example}", err=True)
@@ -107,7 +111,7 @@ def report_verdict(v) -> None:
 def report_suspects(v) -> None:
     """The residual audit: one summary line; with --strict each suspect (up to 20) as a failure."""
     strings = v.suspect_strings
-    examples = ", ".join(f"{s!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
+    examples = ", ".join(f"{clip(s, 40)!r} ({o} in, {n}x out)" for _, s, o, _, n in strings[:5])
     click.echo(f"residual audit: {len(strings)} suspect strings (that can name someone, in the original texts of 1 to "
                f"{v.k - 1} persons of the corpus or the class) in the released texts of {persons(v.suspect_persons)}"
                + (f", e.g. (persons in the original texts, times released) {examples}" if examples else "")
@@ -117,8 +121,8 @@ def report_suspects(v) -> None:
     rank = {(kind, suspect): i for i, (kind, suspect, *_) in enumerate(strings)}
     for kind, suspect, original, person, n, row_id, attribute, example in sorted(
             v.suspects, key=lambda r: (rank[(r[0], r[1])], -r[4]))[:20]:
-        click.echo(f"  SUSPECT {kind} {suspect!r} (in the original texts of {persons(original)}) shown {n}x by one "
-                   f"person, first in row {row_id} column {attribute!r}: {example!r}", err=True)
+        click.echo(f"  SUSPECT {kind} {clip(suspect)!r} (in the original texts of {persons(original)}) shown {n}x by one "
+                   f"person, first in row {row_id} column {attribute!r}: {clip(example)!r}", err=True)
 
 
 def persons(n: int) -> str:
