@@ -41,7 +41,10 @@ WHERE (text_id, start_pos, end_pos, needle) IN (
     ANTI JOIN (SELECT row_id, attribute, start_pos, end_pos FROM paired WHERE NOT rare_number) AS apart
         ON apart.row_id = p.row_id AND apart.attribute = p.attribute
        AND apart.start_pos = p.start_pos AND apart.end_pos = p.end_pos
-    WHERE p.rare_number
+    -- (inside the span: a rare number longer than a span it overlaps stays a match, as below. The
+    -- model cut a 20,000-digit run into spans of a few hundred digits, and each dropped the run's
+    -- match: the run stayed readable, and only the audit saw it)
+    WHERE p.rare_number AND p.start_pos <= p.match_start AND p.match_end <= p.end_pos
 );
 
 -- A rare match (label RARE: a rare word or capitalised run) that cuts through a tagged span takes

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from helpers import released, rows, run_tagged, scalar
+from helpers import TAGGED_CONFIG, released, rows, run_tagged, scalar
 from rxanon_sql.verify import verify
 
 def norms_follow_surfaces(con) -> int:
@@ -135,3 +135,19 @@ def test_a_glued_surface_is_swept_where_the_check_reads_it(monkeypatch):
     assert scalar(con, "SELECT count(*) FROM rx.replacements WHERE reason = 'repaired'") == 0
     assert not any("\x9cº" in t for t in released(con)), released(con)
     assert verify(con).ok
+
+
+def test_a_rare_number_longer_than_a_span_the_model_cut_from_it_is_replaced(monkeypatch):
+    """The model cut a 20,000-digit run of a hostile text into CARDINAL spans of a few hundred
+    digits; each span dropped the run's rare-number match (resolve_matches.sql), and the run
+    stayed readable where only the audit saw it. A rare number is left to linking only where it
+    lies inside the span."""
+    run = "0123456789" * 50
+    config = TAGGED_CONFIG.replace('type = "numeric"\n', 'type = "numeric"\nemap = ["CARDINAL"]\n')
+    con = run_tagged(monkeypatch, [
+        (1, f"my code is {run} and that is all", [(run[3:40], "CARDINAL")]),
+        (2, "my code is short and that is all", []),
+        (3, "no code here, only words", []),
+    ], config=config)
+    assert not any(run[:20] in t for t in released(con)), released(con)
+    assert verify(con, strict=True).ok
