@@ -98,8 +98,7 @@ def _resolve(start: np.ndarray, end: np.ndarray, rank: np.ndarray) -> np.ndarray
 def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
     """Each wanted text's matches of its group's needles: (text, start, end, norm), the text
     among read.texts, offsets in its characters, norms an Arrow array."""
-    none = np.zeros(0, dtype=np.int64)
-    out_text, out_start, out_end, norms = [none], [none], [none], []
+    found = []                      # (text, start, end, norm) of each search below
     runs = _group_runs(read, group_of_text, table)
     if runs is not None:
         # each run of texts of one group searched with the group's own automaton
@@ -110,27 +109,18 @@ def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tupl
                 continue
             sub = _ReadTexts(read.texts.take(pa.array(texts)), np.ones(len(texts), dtype=bool), glue_apart=False)
             text, start, end, norm = _matches(sub, group_of_text[texts], table, automaton, forms)
-            out_text.append(texts[text])
-            out_start.append(start)
-            out_end.append(end)
-            norms.append(norm)
+            found.append((texts[text], start, end, norm))
     elif read.any and len(table.form_of):
         # (an automaton of the needles of the texts' groups only: the others' matches are dropped)
         automaton, forms = table.of_groups(np.unique(group_of_text[read.fast]))
         if automaton is not None:
             text, start, end, norm = _matches(read, group_of_text[read.fast], table, automaton, forms)
-            out_text.append(read.fast[text])
-            out_start.append(start)
-            out_end.append(end)
-            norms.append(norm)
+            found.append((read.fast[text], start, end, norm))
     if len(read.apart):
-        a_text, a_start, a_end, a_norm = _search_apart(read, group_of_text, table)
-        out_text.append(a_text)
-        out_start.append(a_start)
-        out_end.append(a_end)
-        norms.append(a_norm)
-    text, start, end = (np.concatenate(x) for x in (out_text, out_start, out_end))
-    return text, start, end, pa.concat_arrays(norms) if norms else pa.array([], pa.string())
+        found.append(_search_apart(read, group_of_text, table))
+    none = np.zeros(0, dtype=np.int64)
+    text, start, end = (np.concatenate([none] + [f[i] for f in found]) for i in range(3))
+    return text, start, end, pa.concat_arrays([f[3] for f in found]) if found else pa.array([], pa.string())
 
 
 # A group's texts are searched with an automaton of the group's needles alone (Needles.of_group)

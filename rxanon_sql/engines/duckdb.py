@@ -12,6 +12,7 @@ from typing import Callable
 import duckdb
 
 from ..errors import InputError
+from ..join import text_bytes
 from ..sqlrun import confine
 
 
@@ -48,7 +49,6 @@ def scaled_memory_limit(text_bytes: int, ram: int | None = None) -> str:
 def default_memory_limit(con: duckdb.DuckDBPyConnection, cfg) -> str | None:
     """apply's memory limit without --memory-limit: scaled to the bytes of the configured texts
     (None, DuckDB's default, for a source without texts or one that does not resolve)."""
-    from ..join import text_bytes
     n = text_bytes(con, cfg)
     return None if n is None else scaled_memory_limit(n)
 
