@@ -85,6 +85,16 @@ def test_the_fold_keeps_white_space():
     assert not [c for c in range(sys.maxunicode + 1) if chr(c).isspace() != chr(_fold_code(c)).isspace()]
 
 
+def assert_sliced_search_is_the_oracle(groups):
+    """groups: (texts, needles) per group; find_texts_sliced finds what the regular expression does."""
+    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
+    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
+                for row, (_, ns) in zip(items, groups)]
+    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
+    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
+    assert out.to_pylist() == expected
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=4), needles), min_size=3, max_size=6), st.data())
 def test_glued_texts_of_a_few_groups_by_their_groups_automaton_are_the_regular_expression(groups, data):
@@ -93,12 +103,7 @@ def test_glued_texts_of_a_few_groups_by_their_groups_automaton_are_the_regular_e
     glued = data.draw(st.integers(0, len(groups) - 1))
     groups = [([t.replace("\u200b", "").replace("\xad", "").replace("\x00", "").replace("\x03", "") for t in ts]
                if g != glued else [t + "\u200bb" for t in ts], ns) for g, (ts, ns) in enumerate(groups)]
-    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
-    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
-                for row, (_, ns) in zip(items, groups)]
-    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
-    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
-    assert out.to_pylist() == expected
+    assert_sliced_search_is_the_oracle(groups)
 
 
 GLUE = "\u200b\xad\x00\x03"
@@ -112,9 +117,4 @@ GLUE = "\u200b\xad\x00\x03"
 def test_needles_with_glue_only_are_found_where_their_glue_is_written(groups):
     # (a group whose every needle holds glue is not searched in the readings of its texts without
     # glue, find._search_apart: such a needle is found only where its glue is written)
-    items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
-    expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
-                for row, (_, ns) in zip(items, groups)]
-    arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
-    out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
-    assert out.to_pylist() == expected
+    assert_sliced_search_is_the_oracle(groups)
