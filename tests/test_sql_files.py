@@ -209,3 +209,32 @@ def test_rendered_statements_are_kept_between_runs(tmp_path, monkeypatch):
     assert json.load(open(path))
     sqlrun.statements.cache_clear()
     sqlrun._rendered.cache_clear()
+
+
+def _created_and_read() -> tuple[dict[str, str], set[str]]:
+    """The unqualified tables and views the SQL files create (name -> file), and the names read:
+    a table of a statement other than the one it creates or inserts into, or drops, or a name
+    quoted on a line of rxanon_sql/ or udfs/ that drops nothing."""
+    created, read = {}, set()
+    for name in FILES:
+        text = resources.files("sql").joinpath(name).read_text()
+        for s in (s for s in sqlglot.parse(text, read="duckdb") if s is not None):
+            if isinstance(s, exp.Drop):
+                continue
+            target = s.this.find(exp.Table) if isinstance(s, (exp.Create, exp.Insert)) else None
+            if isinstance(s, exp.Create) and not target.db:
+                created.setdefault(target.name, name)
+            read |= {t.name for t in s.find_all(exp.Table) if t is not target}
+    for path in [*ROOT.joinpath("rxanon_sql").rglob("*.py"), *ROOT.joinpath("udfs").rglob("*.py")]:
+        for line in path.read_text().splitlines():
+            if "drop" not in line.lower():
+                read |= set(re.findall(r"[\"']([a-z][a-z0-9_]*)[\"']", line))
+    return created, read
+
+
+def test_no_table_is_kept_that_nothing_reads():
+    """A temporary table or view that no later statement reads costs its time and memory for
+    nothing (the stages after NER keep none)."""
+    created, read = _created_and_read()
+    assert created
+    assert not {n: f for n, f in created.items() if n not in read}, "created and never read"
