@@ -56,21 +56,28 @@ FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
 -- Whether a written form can name someone is decided once per distinct form (29,000 forms for
 -- the 2.6 million tokens of the blog sample: half the statement's time went to judging each
--- token again); the tokens are then those of the forms that can.
+-- token again); the tokens are then those of the forms that can. The texts' forms, their
+-- distinct forms and the tokens are three statements: a filter on a form (its length) is
+-- otherwise pushed below the DISTINCT and run on every token (on the corpus shape 7.5 of the
+-- 17 CPU s of the statement that did all three).
+CREATE OR REPLACE TEMP TABLE residual_released_forms AS
+SELECT row_id, person, attribute, regexp_extract_all(text, $bracketed_token) AS forms
+FROM rx.audit_texts
+WHERE text IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE residual_distinct_forms AS
+SELECT DISTINCT unnest(forms) AS bracketed
+FROM residual_released_forms;
+
 -- (unnest in the select list: a lateral join copies each text along with each of its tokens.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
-WITH texts AS MATERIALIZED (
-    SELECT row_id, person, attribute, regexp_extract_all(text, $bracketed_token) AS forms
-    FROM rx.audit_texts
-    WHERE text IS NOT NULL
-),
-naming_forms AS (
+WITH naming_forms AS (
     SELECT t.bracketed, t.token, t.written
     FROM (
         SELECT bracketed, lower(written) AS token, written
         FROM (
             SELECT bracketed, trim(bracketed, '[]') AS written
-            FROM (SELECT DISTINCT unnest(forms) AS bracketed FROM texts) AS f
+            FROM residual_distinct_forms
             WHERE NOT (bracketed LIKE '[%]')
         ) AS w
     ) AS t
@@ -82,21 +89,8 @@ naming_forms AS (
     WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'))
 )
 SELECT o.row_id, o.person, o.attribute, n.token, n.written
-FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM texts) AS o
+FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM residual_released_forms) AS o
 JOIN naming_forms AS n ON n.bracketed = o.bracketed;
-
--- The tokens of each row's other released columns, which the text may repeat. Each distinct
--- value is cut into tokens once (the corpus shape: 3.4 million values, 2,223 distinct; 4.1
--- against 2.6 CPU s).
-CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
-WITH tokenised AS (
-    SELECT value, regexp_extract_all(lower(value), $token) AS tokens
-    FROM (SELECT DISTINCT value FROM residual_row_values WHERE value IS NOT NULL) AS d
-)
-SELECT v.row_id, list_distinct(flatten(list(t.tokens))) AS tokens
-FROM residual_row_values AS v
-JOIN tokenised AS t ON t.value = v.value
-GROUP BY v.row_id;
 
 -- How many persons' original texts hold each released token that can name someone, in the
 -- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
@@ -201,38 +195,68 @@ FROM (SELECT tokens, unnest(holders) AS person FROM residual_sequence_persons) A
 JOIN residual_classes AS k ON k.person = p.person
 GROUP BY p.tokens, k.class_id;
 
+-- Where the released texts show a string that is rare for the person: the corpus or the
+-- person's class holds it in 1 to k - 1 persons' texts (never less strict than the corpus
+-- alone); original_persons is the lesser of the counts in that range. (A token that the class
+-- does not hold at all, a surrogate, counts by the corpus.) `tokens` are the string's tokens,
+-- for the comparison with its row's other columns below.
+CREATE OR REPLACE TEMP TABLE residual_rare AS
+SELECT 'token' AS kind, r.token AS suspect, [r.token] AS tokens,
+       CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
+       r.row_id, r.person, r.attribute, r.written AS shown
+FROM residual_released AS r
+JOIN residual_token_persons AS p ON p.token = r.token
+LEFT JOIN residual_classes AS k ON k.person = r.person
+LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
+-- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
+-- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
+WHERE p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely
+UNION ALL
+SELECT 'sequence', array_to_string(s.tokens, ' '), s.tokens,
+       CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END,
+       s.row_id, s.person, s.attribute, s.phrase
+FROM residual_sequences AS s
+JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
+LEFT JOIN residual_classes AS k ON k.person = s.person
+LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
+WHERE p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1;
+
+-- The tokens of the other released columns of those rows only, one a row (the lists of every
+-- row's tokens: 3.4 million values grouped by row, 3.4 CPU s on the corpus shape, where 35 % of
+-- the rows show a rare string). Each distinct value is cut into tokens once (the corpus shape:
+-- 2,223 distinct values).
+CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
+WITH row_values AS (
+    SELECT v.row_id, v.value
+    FROM residual_row_values AS v
+    SEMI JOIN residual_rare AS r ON r.row_id = v.row_id
+    WHERE v.value IS NOT NULL
+),
+value_tokens AS (
+    SELECT value, unnest(regexp_extract_all(lower(value), $token)) AS token
+    FROM (SELECT DISTINCT value FROM row_values) AS d
+)
+SELECT DISTINCT v.row_id, t.token
+FROM row_values AS v
+JOIN value_tokens AS t ON t.value = v.value;
+
 -- The suspects, one row per suspect and person whose released texts show it: how many
 -- persons' original texts hold it, how often the person's released texts show it, and the
--- first such row with a piece of its text around the first place it is written so.
--- A string is rare for a person when the corpus or the person's class holds it in 1 to k - 1
--- persons' texts (never less strict than the corpus alone); original_persons is the lesser of
--- the counts in that range. (A token that the class does not hold at all, a surrogate, counts
--- by the corpus.)
-WITH occurrences AS (
-    SELECT 'token' AS kind, r.token AS suspect,
-           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
-           r.row_id, r.person, r.attribute, r.written AS shown
-    FROM residual_released AS r
-    JOIN residual_token_persons AS p ON p.token = r.token
-    LEFT JOIN residual_classes AS k ON k.person = r.person
-    LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
-    LEFT JOIN residual_row_tokens AS v ON v.row_id = r.row_id
-    -- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
-    -- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely)
-      AND NOT coalesce(list_contains(v.tokens, r.token), false)
-    UNION ALL
-    SELECT 'sequence', array_to_string(s.tokens, ' '),
-           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END,
-           s.row_id, s.person, s.attribute, s.phrase
-    FROM residual_sequences AS s
-    JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
-    LEFT JOIN residual_classes AS k ON k.person = s.person
-    LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
-    LEFT JOIN residual_row_tokens AS v ON v.row_id = s.row_id
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
-      -- (all its tokens among the row's: they add none to the row's distinct tokens)
-      AND NOT coalesce(array_length(list_distinct(list_concat(v.tokens, s.tokens))) = array_length(v.tokens), false)
+-- first such row with a piece of its text around the first place it is written so. A string
+-- all of whose tokens are values of its row's other columns is none (a token: when it is one).
+WITH strings AS (
+    SELECT DISTINCT row_id, tokens FROM residual_rare
+),
+new_to_row AS (
+    SELECT DISTINCT s.row_id, s.tokens
+    FROM strings AS s
+    CROSS JOIN unnest(s.tokens) AS u(token)
+    ANTI JOIN residual_row_tokens AS v ON v.row_id = s.row_id AND v.token = u.token
+),
+occurrences AS (
+    SELECT r.kind, r.suspect, r.original_persons, r.row_id, r.person, r.attribute, r.shown
+    FROM residual_rare AS r
+    SEMI JOIN new_to_row AS n ON n.row_id = r.row_id AND n.tokens = r.tokens
 ),
 per_person AS (
     SELECT kind, suspect, original_persons, person, count(*) AS occurrences,
