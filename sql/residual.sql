@@ -36,14 +36,6 @@
 -- The released texts are read from rx.audit (rx.audit_texts), which verify rebuilds from the
 -- dataset and checks against rx.release row for row; the audit gives each row its person.
 
--- The original texts, each as its list of lower-case tokens (once: both counts below read it).
--- A text is told apart by the table's rowid: numbering them in order of person and text sorted
--- the 163 MB of the corpus shape for nothing (6.4 against 4.9 CPU s).
-CREATE OR REPLACE TEMP TABLE residual_original_tokens AS
-SELECT person, regexp_extract_all(lower(text), $token) AS tokens
-FROM residual_originals
-WHERE text IS NOT NULL;
-
 -- The dictionary words that some original text writes with a capital inside a sentence.
 CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
 SELECT DISTINCT lower(word) AS word
@@ -92,29 +84,6 @@ SELECT o.row_id, o.person, o.attribute, n.token, n.written
 FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM residual_released_forms) AS o
 JOIN naming_forms AS n ON n.bracketed = o.bracketed;
 
--- How many persons' original texts hold each released token that can name someone, in the
--- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
--- tokens are streamed, never stored one a row.
-CREATE OR REPLACE TEMP TABLE residual_token_holders AS
-WITH candidates AS (
-    SELECT DISTINCT token FROM residual_released
-)
-SELECT DISTINCT o.person, o.token
-FROM (SELECT person, unnest(tokens) AS token FROM residual_original_tokens) AS o
-SEMI JOIN candidates AS c ON c.token = o.token;
-
-CREATE OR REPLACE TEMP TABLE residual_token_persons AS
-SELECT c.token, count(f.person) AS persons
-FROM (SELECT DISTINCT token FROM residual_released) AS c
-LEFT JOIN residual_token_holders AS f ON f.token = c.token
-GROUP BY c.token;
-
-CREATE OR REPLACE TEMP TABLE residual_token_class_persons AS
-SELECT f.token, k.class_id, count(*) AS persons
-FROM residual_token_holders AS f
-JOIN residual_classes AS k ON k.person = f.person
-GROUP BY f.token, k.class_id;
-
 -- Every capitalised sequence of the released texts. (The pattern's own first letter could start
 -- inside a word, "iPhone Pro" giving "Phone Pro"; $sequence matches it after a non-word
 -- character and the sequence is its first group.)
@@ -145,11 +114,50 @@ FROM raw AS r
 JOIN inner_bounds AS b ON b.seq_id = r.seq_id
 WHERE b.last_i > b.first_i AND array_length(r.tokens) < 5;
 
+-- Where the original texts hold a released token that can name someone or the first token of
+-- a capitalised sequence, a row each with the person and the next three tokens: the only pass
+-- over the original texts' lower-case tokens (32 million on the corpus shape) serves both counts
+-- below. (A table of every text's token list, read again by each count: 1.2 CPU s more of the
+-- 4.7 the pass takes.)
+-- (The tokens looked for are a table of their own: as a subquery, the join was estimated larger
+-- than the texts' tokens and built its hash table on those, spilling: 11 CPU s.)
+CREATE OR REPLACE TEMP TABLE residual_wanted AS
+SELECT token FROM residual_released
+UNION
+SELECT tokens[1] FROM residual_sequences;
+
+CREATE OR REPLACE TEMP TABLE residual_original_hits AS
+SELECT DISTINCT p.person, p.token, [p.token, p.second_token, p.third_token, p.fourth_token] AS run
+FROM (SELECT o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
+             unnest(o.tokens[3:]) AS third_token, unnest(o.tokens[4:]) AS fourth_token
+      FROM (SELECT person, regexp_extract_all(lower(text), $token) AS tokens
+            FROM residual_originals
+            WHERE text IS NOT NULL) AS o) AS p
+SEMI JOIN residual_wanted AS w ON w.token = p.token;
+
+-- How many persons' original texts hold each released token that can name someone, in the
+-- corpus, and in each class that holds it.
+CREATE OR REPLACE TEMP TABLE residual_token_holders AS
+SELECT DISTINCT h.person, h.token
+FROM residual_original_hits AS h
+SEMI JOIN residual_released AS r ON r.token = h.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_persons AS
+SELECT c.token, count(f.person) AS persons
+FROM (SELECT DISTINCT token FROM residual_released) AS c
+LEFT JOIN residual_token_holders AS f ON f.token = c.token
+GROUP BY c.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_class_persons AS
+SELECT f.token, k.class_id, count(*) AS persons
+FROM residual_token_holders AS f
+JOIN residual_classes AS k ON k.person = f.person
+GROUP BY f.token, k.class_id;
+
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
--- consecutive tokens. A text position is tried only where the sequence's first three tokens
--- stand, and only a sequence of four or more is compared whole with the text's run: two tokens
--- match at very many places ("I Am" is frequent), and each place's run would be compared with
--- the text's list.
+-- consecutive tokens: a text's run is compared with the sequence only where the sequence's first
+-- token stands. (Each text position with its next two tokens, matched to the sequences' first
+-- three, took 1.8 CPU s on the corpus shape: two copies of every list and a join on three keys.)
 CREATE OR REPLACE TEMP TABLE residual_sequence_persons AS
 WITH sequences AS (
     SELECT DISTINCT tokens FROM residual_sequences
@@ -162,27 +170,14 @@ with_rare_token AS (
     WHERE p.persons BETWEEN 1 AND $k - 1
 ),
 candidates AS (
-    SELECT tokens, tokens[1] AS first_token, tokens[2] AS second_token, tokens[3] AS third_token, array_length(tokens) AS n
+    SELECT tokens, tokens[1] AS first_token, array_length(tokens) AS n
     FROM (SELECT tokens FROM sequences EXCEPT SELECT tokens FROM with_rare_token) AS c
 ),
-positions AS (
-    SELECT o.rowid AS text_id, o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
-           unnest(o.tokens[3:]) AS third_token, unnest(range(1, array_length(o.tokens) + 1)) AS pos
-    FROM residual_original_tokens AS o
-),
-starts AS (
-    SELECT p.text_id, p.person, p.pos, c.tokens, c.n
-    FROM positions AS p
-    JOIN candidates AS c ON c.first_token = p.token AND c.second_token = p.second_token
-    WHERE c.n = 2 OR c.third_token = p.third_token
-),
 found AS (
-    SELECT tokens, person FROM starts WHERE n <= 3
-    UNION
-    SELECT s.tokens, s.person
-    FROM starts AS s
-    JOIN residual_original_tokens AS o ON o.rowid = s.text_id
-    WHERE s.n > 3 AND o.tokens[s.pos:s.pos + s.n - 1] = s.tokens
+    SELECT DISTINCT c.tokens, h.person
+    FROM residual_original_hits AS h
+    JOIN candidates AS c ON c.first_token = h.token
+    WHERE h.run[1:c.n] = c.tokens
 )
 SELECT c.tokens, count(f.person) AS persons, list(f.person) AS holders
 FROM candidates AS c
