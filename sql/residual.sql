@@ -118,7 +118,10 @@ WHERE b.last_i > b.first_i AND array_length(r.tokens) < 5;
 -- a capitalised sequence, a row each with the person and the next three tokens: the only pass
 -- over the original texts' lower-case tokens (32 million on the corpus shape) serves both counts
 -- below. (A table of every text's token list, read again by each count: 1.2 CPU s more of the
--- 4.7 the pass takes.)
+-- 4.7 the pass took.) The tokens are cut as runs of word characters and spaces ($token_run),
+-- then at the spaces, dropping the empty strings that two spaces leave: the same tokens as
+-- $token gives, in the same order, for a regular-expression match per run instead of per token
+-- (the corpus shape: 4.6 against 32 million matches, 2.7 against 3.9 CPU s).
 -- (The tokens looked for are a table of their own: as a subquery, the join was estimated larger
 -- than the texts' tokens and built its hash table on those, spilling: 11 CPU s.)
 CREATE OR REPLACE TEMP TABLE residual_wanted AS
@@ -130,7 +133,8 @@ CREATE OR REPLACE TEMP TABLE residual_original_hits AS
 SELECT DISTINCT p.person, p.token, [p.token, p.second_token, p.third_token, p.fourth_token] AS run
 FROM (SELECT o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
              unnest(o.tokens[3:]) AS third_token, unnest(o.tokens[4:]) AS fourth_token
-      FROM (SELECT person, regexp_extract_all(lower(text), $token) AS tokens
+      FROM (SELECT person, list_filter(flatten(list_transform(regexp_extract_all(lower(text), $token_run),
+                                                              lambda r: string_split(r, ' '))), lambda t: t <> '') AS tokens
             FROM residual_originals
             WHERE text IS NOT NULL) AS o) AS p
 SEMI JOIN residual_wanted AS w ON w.token = p.token;
