@@ -150,6 +150,9 @@ class TextRecognizer:
 
     ``allow``: surfaces (compared by `allow_key`) that are no span, whichever recognizer finds them.
 
+    ``parser`` (text.parser): the pipeline's parser runs too, for the sentence boundaries the
+    entity recognizer respects: the model's own entities, at about half the speed.
+
     ``label_map``: the user's pipeline label -> label table over `labels.DEFAULT_LABEL_MAP`; the
     spans carry the mapped labels ("PER" -> "PERSON"). Where the pipeline emits no DATE, the
     language rules of `language_rules.py` supply the dates, durations and numbers of its language.
@@ -194,7 +197,8 @@ class TextRecognizer:
             self.nlp = load_pipeline(self._pipeline, self.parser)
 
     def _tag(self, docs: list) -> None:
-        """Run tok2vec and the tagger on docs (in place): docs of their own, which no pipe has seen."""
+        """Run tok2vec and the tagger on docs (in place), even where the pipeline runs tok2vec
+        (text.parser): a window of a doc is a doc of its own, which no pipe has seen."""
         for name in _ON_DEMAND:
             if name in self.nlp.component_names:
                 docs[:] = list(self.nlp.get_pipe(name).pipe(docs, batch_size=self.batch_size))
