@@ -223,8 +223,11 @@ class _DuckDBSampler:
 
 
 def _execute(con: duckdb.DuckDBPyConnection, sql: str, params, label: str):
-    """con.execute; with RXANON_SQL_PROFILE set, the statement's time and the memory after it go
-    to stderr."""
+    """con.execute; with RXANON_SQL_PROFILE set, to stderr: the statement's time, the resident
+    memory after it, its peak (and that of the work before it, where higher) and the most that
+    DuckDB's buffer pool held while it ran. (The peak is reset for each statement: the process's
+    own maximum, which /usr/bin/time reports, is then the last statement's; the run's is the
+    highest of the profile's.)"""
     if not os.environ.get("RXANON_SQL_PROFILE"):
         return con.execute(sql, params)
     gap = _peak_since_reset()

@@ -76,11 +76,6 @@ def connect(db: str, read_only: bool = False, confined: bool = False,
         raise InputError(f"cannot open database {db!r}: {str(e).splitlines()[0]}") from None
     if confined:
         confine(con, lock=False)
-    # (DuckDB's allocator keeps what a statement frees for its threads until a later task of
-    # theirs flushes it: 0.7 GB stayed resident after the leak check's search on the blog corpus
-    # shape, and added to the next statements' peak; its background threads give it back within
-    # seconds)
-    con.execute("SET allocator_background_threads = true")
     if callable(memory_limit):
         memory_limit = memory_limit(con)
     if memory_limit is not None:
