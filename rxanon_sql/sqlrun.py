@@ -199,10 +199,14 @@ class _DuckDBSampler:
 
     def __init__(self, con: duckdb.DuckDBPyConnection):
         import threading
-        self.cursor, self.peak, self.done = con.cursor(), 0.0, threading.Event()
+        # (another engine's connection, Spark's: no buffer pool to read, 0)
+        self.cursor = con.cursor() if isinstance(con, duckdb.DuckDBPyConnection) else None
+        self.peak, self.done = 0.0, threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
+        if self.cursor is None:
+            return
         used = self.cursor.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchall()[0][0]
         self.peak = max(self.peak, (used or 0) / 2**20)
 
@@ -219,7 +223,8 @@ class _DuckDBSampler:
         self.done.set()
         self.thread.join()
         self._sample()
-        self.cursor.close()
+        if self.cursor is not None:
+            self.cursor.close()
 
 
 def _execute(con: duckdb.DuckDBPyConnection, sql: str, params, label: str):
