@@ -241,7 +241,7 @@ def _execute(con: duckdb.DuckDBPyConnection, sql: str, params, label: str):
         result = con.execute(sql, params)
         took = time.perf_counter() - start
     peak = _peak_since_reset()
-    print(f"{took:9.3f}s {_rss_mb():6.0f} MB  peak {peak:6.0f}{'' if gap <= _last_peak[0] else f' (before it {gap:.0f})'} MB"
+    print(f"{took:9.3f}s {_rss_mb():6.0f} MB  peak {peak:6.0f}{'' if gap <= _last_peak[0] + 1 else f' (before it {gap:.0f})'} MB"
           f"  duckdb {duck.peak:6.0f} MB  {label}: {sql[:90]}", file=sys.stderr)
     _last_peak[0] = peak
     return result
