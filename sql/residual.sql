@@ -85,18 +85,18 @@ SELECT o.row_id, o.person, o.attribute, n.token, n.written
 FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM texts) AS o
 JOIN naming_forms AS n ON n.bracketed = o.bracketed;
 
--- The tokens of each row's other released columns, which the text may repeat. Each distinct
--- value is cut into tokens once (the corpus shape: 3.4 million values, 2,223 distinct; 4.1
--- against 2.6 CPU s).
+-- The tokens of each row's other released columns, which the text may repeat: one row per row
+-- and token. Each distinct value is cut into tokens once (the corpus shape: 3.4 million values,
+-- 2,223 distinct; 4.1 against 2.6 CPU s). (A list of tokens per row, grouped from all rows at
+-- once, could not spill: out of memory at a 650 MB limit on the corpus shape.)
 CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
 WITH tokenised AS (
-    SELECT value, regexp_extract_all(lower(value), $token) AS tokens
+    SELECT value, unnest(regexp_extract_all(lower(value), $token)) AS token
     FROM (SELECT DISTINCT value FROM residual_row_values WHERE value IS NOT NULL) AS d
 )
-SELECT v.row_id, list_distinct(flatten(list(t.tokens))) AS tokens
+SELECT DISTINCT v.row_id, t.token
 FROM residual_row_values AS v
-JOIN tokenised AS t ON t.value = v.value
-GROUP BY v.row_id;
+JOIN tokenised AS t ON t.value = v.value;
 
 -- How many persons' original texts hold each released token that can name someone, in the
 -- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
@@ -208,7 +208,25 @@ GROUP BY p.tokens, k.class_id;
 -- persons' texts (never less strict than the corpus alone); original_persons is the lesser of
 -- the counts in that range. (A token that the class does not hold at all, a surrogate, counts
 -- by the corpus.)
-WITH occurrences AS (
+WITH sequence_candidates AS MATERIALIZED (
+    SELECT s.row_id, s.person, s.attribute, s.phrase, s.tokens,
+           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons
+    FROM residual_sequences AS s
+    JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
+    LEFT JOIN residual_classes AS k ON k.person = s.person
+    LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
+    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
+),
+-- (a sequence all of whose tokens are among its row's: it adds none to the row's tokens)
+covered_sequences AS (
+    SELECT c.row_id, c.tokens
+    FROM (SELECT DISTINCT row_id, tokens FROM sequence_candidates) AS c
+    CROSS JOIN unnest(c.tokens) AS u(token)
+    LEFT JOIN residual_row_tokens AS v ON v.row_id = c.row_id AND v.token = u.token
+    GROUP BY c.row_id, c.tokens
+    HAVING count(v.token) = count(*)
+),
+occurrences AS (
     SELECT 'token' AS kind, r.token AS suspect,
            CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
            r.row_id, r.person, r.attribute, r.written AS shown
@@ -216,23 +234,15 @@ WITH occurrences AS (
     JOIN residual_token_persons AS p ON p.token = r.token
     LEFT JOIN residual_classes AS k ON k.person = r.person
     LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
-    LEFT JOIN residual_row_tokens AS v ON v.row_id = r.row_id
+    -- (a token of the row's other columns is no suspect in its text)
+    ANTI JOIN residual_row_tokens AS v ON v.row_id = r.row_id AND v.token = r.token
     -- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
     -- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
     WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely)
-      AND NOT coalesce(list_contains(v.tokens, r.token), false)
     UNION ALL
-    SELECT 'sequence', array_to_string(s.tokens, ' '),
-           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END,
-           s.row_id, s.person, s.attribute, s.phrase
-    FROM residual_sequences AS s
-    JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
-    LEFT JOIN residual_classes AS k ON k.person = s.person
-    LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
-    LEFT JOIN residual_row_tokens AS v ON v.row_id = s.row_id
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
-      -- (all its tokens among the row's: they add none to the row's distinct tokens)
-      AND NOT coalesce(array_length(list_distinct(list_concat(v.tokens, s.tokens))) = array_length(v.tokens), false)
+    SELECT 'sequence', array_to_string(c.tokens, ' '), c.original_persons, c.row_id, c.person, c.attribute, c.phrase
+    FROM sequence_candidates AS c
+    ANTI JOIN covered_sequences AS x ON x.row_id = c.row_id AND x.tokens = c.tokens
 ),
 per_person AS (
     SELECT kind, suspect, original_persons, person, count(*) AS occurrences,
