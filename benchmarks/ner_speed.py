@@ -9,8 +9,10 @@ change in the machine's load hits every mode alike); the table gives medians.
 
 - plain `nlp.pipe`: `spacy.load(model)` with all its components, `nlp.pipe(pieces)` at spaCy's
   default batch size: what a user of the model runs.
-- tok2vec, parser and NER only: the tagger, lemmatizer and attribute ruler excluded. The parser
-  stays: it sets the sentence boundaries the NER model's transitions respect.
+- tok2vec, parser and NER only, as `rx_ner` loads them with `text.parser = true` (the tagger
+  loaded but disabled; lemmatizer and attribute ruler excluded). The parser sets the sentence
+  boundaries the NER model's transitions respect. At spaCy's batch size and at PARSER_BATCH
+  (64) pieces a batch, which `rx_ner` uses with the parser (smaller batches ran faster with it).
 - NER's components only: the pipeline as udfs/ner.py loads it (`load_pipeline`: the parser,
   lemmatizer and attribute ruler excluded, tok2vec and tagger disabled; the NER component has
   its own embedding layer), same batch size.
@@ -18,9 +20,9 @@ change in the machine's load hits every mode alike); the table gives medians.
   nothing mis-decoded text could be repaired into one) and batches as `TextRecognizer.spans` makes
   them (`ner_pieces.batches`: at most `batch_size` pieces and MAX_PIECE characters), at 64, 256 (the
   default `text.batch_size`) and 1,000 pieces.
-- the whole `rx_ner` UDF (`TextRecognizer.entities`: cleaning, pieces, rule recognizers, guards): its
-  spans differ from the model's by design (the guards drop false positives), so only its speed
-  is compared.
+- the whole `rx_ner` UDF (`TextRecognizer.entities`: cleaning, pieces, rule recognizers, guards),
+  without and with `text.parser`: its spans differ from the model's by design (the guards drop
+  false positives), so only its speed is compared.
 
 "same entities" compares each mode's (start, end, label) of every piece with plain `nlp.pipe`'s,
 in every run, and counts the entities found by one and not the other. Words are the texts' white-space separated tokens.
@@ -55,7 +57,7 @@ def main() -> None:
 
     import spacy
     from udfs.glue import clean
-    from udfs.ner import TextRecognizer, load_pipeline
+    from udfs.ner import PARSER_BATCH, TextRecognizer, load_pipeline
     from udfs.ner_pieces import batches, can_hold_entity, frequent_words, text_pieces
 
     texts = sample_texts(Path(args.data), args.texts)
@@ -67,12 +69,14 @@ def main() -> None:
     full = spacy.load(args.model)
     # (the parser sets the sentence boundaries that the NER model's transitions respect: without
     # it an entity may run across one, "same entities" is then no longer true of every piece)
-    parsed = spacy.load(args.model, exclude=[p for p in full.pipe_names if p not in ("tok2vec", "parser", "ner")])
+    parsed = load_pipeline(args.model, parser=True)       # (as `text.parser = true` runs it)
     ner = load_pipeline(args.model)
     recognizer = TextRecognizer(args.model)
+    with_parser_udf = TextRecognizer(args.model, parser=True)
     for nlp in (full, parsed, ner):
         list(nlp.pipe(pieces[:32]))                # warm up
     recognizer.entities(texts[:32])
+    with_parser_udf.entities(texts[:32])
 
     def ents(docs) -> list[list[tuple]]:
         return [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in docs]
@@ -80,8 +84,8 @@ def main() -> None:
     def plain():
         return ents(full.pipe(pieces))
 
-    def with_parser():
-        return ents(parsed.pipe(pieces))
+    def with_parser(size: int | None = None):
+        return lambda: ents(parsed.pipe(pieces, batch_size=size) if size else parsed.pipe(pieces))
 
     def components():
         return ents(ner.pipe(pieces))
@@ -93,24 +97,27 @@ def main() -> None:
             return [next(found) if h else [] for h in held]
         return run
 
-    def udf():
-        recognizer.entities(texts)
-        return None
+    def udf(rec=recognizer):
+        def run():
+            rec.entities(texts)        # (None: its spans are not compared)
+        return run
 
     modes = [("plain `nlp.pipe` (all components, batch 256)", plain),
-             ("tok2vec, parser and NER only (batch 256)", with_parser),
+             ("tok2vec, parser and NER only (batch 256)", with_parser()),
+             ("tok2vec, parser and NER only, batches of 64 (`text.parser = true`)", with_parser(PARSER_BATCH)),
              ("NER's components only, as `rx_ner` runs it (batch 256)", components),
              ("+ pieces that cannot hold an entity skipped, batches of 64", skipped(64)),
              ("+ pieces that cannot hold an entity skipped, batches of 256 (default)", skipped(256)),
              ("+ pieces that cannot hold an entity skipped, batches of 1,000", skipped(1000)),
-             ("whole `rx_ner` UDF (+ rule recognizers and guards)", udf)]
+             ("whole `rx_ner` UDF (+ rule recognizers and guards)", udf()),
+             ("whole `rx_ner` UDF with `text.parser = true`", udf(with_parser_udf))]
     seconds: dict[str, list[float]] = {m: [] for m, _ in modes}
     # (CPU seconds of this process: steadier than the wall on a machine that other work shares)
     cpu: dict[str, list[float]] = {m: [] for m, _ in modes}
     # per mode, the pieces and the entities (piece, start, end, label) that differ from plain's, in any run
     differ: dict[str, tuple[set, set]] = {m: (set(), set()) for m, _ in modes}
     # the skipped pieces and the batches against NER's components alone: what they may change
-    alone = modes[2][0]
+    alone = next(name for name, _ in modes if name.startswith("NER's components only"))
     same_as_alone: dict[str, bool] = {m: True for m, _ in modes}
     loads = [os.getloadavg()[0]]
     for _ in range(args.repeat):

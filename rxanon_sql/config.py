@@ -122,6 +122,8 @@ class Config:
         "text.patterns", TABLE_OF_LISTS, help="regular expressions per label", default_factory=dict)
     vague_temporal_guard: bool = setting(
         "text.vague_temporal_guard", BOOLEAN, True, 'drop "today", "a great year", "four days ago"')
+    parser: bool = setting("text.parser", BOOLEAN, False, "run the pipeline's parser too: the model's own entities, "
+                           "as plain spaCy gives them, at about half the NER speed")
     # [text] allow: surfaces that are never a term, normalised by `allow_key` (udfs/ner.py)
     allow: tuple[str, ...] = setting(
         "text.allow", STRINGS, (), "never a term, nor a rare word (whole terms, any case)", parse=_parse_allow)
@@ -273,23 +275,18 @@ class Config:
         payload = {
             "pipeline": self.pipeline, "version": pipeline_version,
             "regions": self.phone_regions, "terms": self.terms, "patterns": self.patterns,
-            # ("rules": the recognizers' version; 5 added the written dates and the lower-case
-            # common-word guard, which a cache of 3 lacks; 6 reads texts cleaned of glue
-            # characters, whose spans a cache of 5 lacks; 7 cuts long runs without white space
-            # and leaves long stretches without a letter or digit out of NER; 8 leaves out long
-            # stretches of the most frequent words in lower case, and drops spans made only of
-            # function words or, of a name's label, without a word of two letters; 9 reads a span's
-            # mis-decoded text as what it says for the function-word guard; 10 reads HTML character
-            # references ("&nbsp") and whole mis-decoded runs ("Iâ€™m"), drops spans that say
-            # nothing and lower-case spans of everyday words (11: unless beside a span of their
-            # label, "dr." of "dr. hurst"); 12 reads a span alone too for what it says, and no
-            # longer cuts references off its ends; 13 takes a rule hit that loses to an overlapping
-            # one but reaches past it into the winner; "recognizers": each
-            # registered rule recognizer and its version, so that one added, removed or changed is
-            # a new key)
+            # ("rules": the recognizers' version, a new key each time what they find changes: 5
+            # written dates and the common-word guard; 6 glue; 7 long runs and stretches without a
+            # letter or digit; 8 stretches of frequent words, spans of function words; 9 and 10
+            # mis-decoded text and character references ("Iâ€™m", "&nbsp"), lower-case everyday
+            # words (11: unless beside a span of their label, "dr. hurst"); 12 a span read alone;
+            # 13 a rule hit reaching past the one it loses to; "recognizers": each registered rule
+            # recognizer and its version, so that one added, removed or changed is a new key)
             "guard": self.vague_temporal_guard, "rules": 13, "recognizers": recognizers.fingerprint(),
             "allow": sorted(set(self.allow)), "common_word_guard": self.common_word_guard,
         }
+        if self.parser:     # (only then: the caches made without the parser stay valid)
+            payload["parser"] = True
         scheme = label_scheme_fingerprint(self)
         if scheme is not None:
             # (only for a pipeline of another scheme than OntoNotes: the English caches stay valid)

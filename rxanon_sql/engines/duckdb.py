@@ -25,8 +25,9 @@ def writable(path: str, what: str) -> None:
 # The default memory limit of `apply` (scaled_memory_limit). Under DuckDB's own default (80 % of
 # the RAM) it keeps what it read and built cached: the blog sample (14 MB of text) peaked at
 # 885 MB, the corpus shape (163 MB) at 2.7 GB even at a 2 GB limit. Six bytes of limit per byte of text (the corpus
-# shape: 980 MB) peaked at 1.7 GB there; eight, 2.0 GB for no less CPU; at 650 MB a statement
-# that cannot spill ran out of memory, so the factor keeps a margin of 1.5 over that. Below
+# shape: 980 MB) peaks at 1.3 GB there; eight, 2.0 GB for no less CPU; four (650 MB), 1.0 GB
+# for 8 % more CPU, its statements that spill taking twice as long. (Before the statements that
+# could not spill were made to, four ran out of memory: six kept a margin of 1.5 over it.) Below
 # 300 MB the small inputs spill for little gain (the blog sample at 300 MB: 625 to 680 MB peak,
 # about 7 % more CPU).
 LIMIT_PER_TEXT_BYTE = 6
