@@ -39,10 +39,11 @@ from .sqlrun import (col, column_names, drop_temporary, execute, hash_sum, ident
 # Where the audit keeps the common-word table: an in-memory database of its own, because
 # `verify` opens the release read-only and register_vocabulary writes a schema's tables.
 AUDIT_CATALOG = "rx_residual"
-_AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_classes", "residual_original_tokens",
-                 "residual_capitalised_inside", "residual_released", "residual_row_tokens", "residual_token_holders",
-                 "residual_token_persons", "residual_token_class_persons", "residual_sequences",
-                 "residual_sequence_persons", "residual_sequence_class_persons")
+_AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_classes", "residual_capitalised_inside",
+                 "residual_released_forms", "residual_distinct_forms", "residual_released", "residual_sequences",
+                 "residual_wanted", "residual_original_hits", "residual_token_holders", "residual_token_persons",
+                 "residual_token_class_persons", "residual_sequence_persons", "residual_sequence_class_persons",
+                 "residual_rare", "residual_row_tokens")
 
 
 @dataclass
@@ -122,6 +123,18 @@ def _long_form(source: exp.Table, columns: list[str], key: str, value: str, name
     return union_all([select(c) for c in columns]) if columns else select(None).where(exp.false())
 
 
+def audit_patterns() -> dict[str, str]:
+    """The regular expressions residual.sql takes as parameters."""
+    # The same word characters as TOKEN: a capitalised sequence starts after none of them, so
+    # that it never starts inside a word.
+    word = TOKEN.removesuffix("+")
+    assert word.startswith("[") and word.endswith("]"), TOKEN
+    return {"token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?", "inside": CAPITALISED_INSIDE,
+            # (TOKEN's characters and the space: residual.sql splits the runs at the spaces)
+            "token_run": rf"[{word[1:-1]} ]+",
+            "capitalised": CAPITALISED, "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
+
+
 def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, k: int) -> tuple[list[tuple], float]:
     """The residual audit (sql/residual.sql): one row per suspect and person showing it (see
     Verdict.suspects), and the seconds it took."""
@@ -130,12 +143,7 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     zipf = getattr(cfg, "rare_zipf", DEFAULT_ZIPF)
     # (the guard's dictionary, read from wordfreq as the guard reads it, not from the run's tables)
     dictionary_zipf = cfg.guard_zipf
-    # The same word characters as TOKEN: a capitalised sequence starts after none of them, so
-    # that it never starts inside a word.
-    word = TOKEN.removesuffix("+")
-    assert word.startswith("[") and word.endswith("]"), TOKEN
-    params = {"k": k, "token": TOKEN, "bracketed_token": rf"\[?{TOKEN}\]?", "inside": CAPITALISED_INSIDE,
-              "capitalised": CAPITALISED, "sequence": rf"(?:^|[^{word[1:-1]}])({CAPITALISED_SEQUENCE})"}
+    params = {**audit_patterns(), "k": k}
     # The original texts from the dataset itself (rx.texts is the pipeline's copy of them).
     originals = _long_form(table("dataset", schema), list(cfg.text_columns), "person", "text")
     others = _long_form(table("audit", schema), [c for c in released if c not in cfg.text_columns], "row_id", "value")

@@ -36,14 +36,6 @@
 -- The released texts are read from rx.audit (rx.audit_texts), which verify rebuilds from the
 -- dataset and checks against rx.release row for row; the audit gives each row its person.
 
--- The original texts, each as its list of lower-case tokens (once: both counts below read it).
--- A text is told apart by the table's rowid: numbering them in order of person and text sorted
--- the 163 MB of the corpus shape for nothing (6.4 against 4.9 CPU s).
-CREATE OR REPLACE TEMP TABLE residual_original_tokens AS
-SELECT person, regexp_extract_all(lower(text), $token) AS tokens
-FROM residual_originals
-WHERE text IS NOT NULL;
-
 -- The dictionary words that some original text writes with a capital inside a sentence.
 CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
 SELECT DISTINCT lower(word) AS word
@@ -56,21 +48,28 @@ FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
 -- Whether a written form can name someone is decided once per distinct form (29,000 forms for
 -- the 2.6 million tokens of the blog sample: half the statement's time went to judging each
--- token again); the tokens are then those of the forms that can.
+-- token again); the tokens are then those of the forms that can. The texts' forms, their
+-- distinct forms and the tokens are three statements: a filter on a form (its length) is
+-- otherwise pushed below the DISTINCT and run on every token (on the corpus shape 7.5 of the
+-- 17 CPU s of the statement that did all three).
+CREATE OR REPLACE TEMP TABLE residual_released_forms AS
+SELECT row_id, person, attribute, regexp_extract_all(text, $bracketed_token) AS forms
+FROM rx.audit_texts
+WHERE text IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE residual_distinct_forms AS
+SELECT DISTINCT unnest(forms) AS bracketed
+FROM residual_released_forms;
+
 -- (unnest in the select list: a lateral join copies each text along with each of its tokens.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
-WITH texts AS MATERIALIZED (
-    SELECT row_id, person, attribute, regexp_extract_all(text, $bracketed_token) AS forms
-    FROM rx.audit_texts
-    WHERE text IS NOT NULL
-),
-naming_forms AS (
+WITH naming_forms AS (
     SELECT t.bracketed, t.token, t.written
     FROM (
         SELECT bracketed, lower(written) AS token, written
         FROM (
             SELECT bracketed, trim(bracketed, '[]') AS written
-            FROM (SELECT DISTINCT unnest(forms) AS bracketed FROM texts) AS f
+            FROM residual_distinct_forms
             WHERE NOT (bracketed LIKE '[%]')
         ) AS w
     ) AS t
@@ -82,44 +81,8 @@ naming_forms AS (
     WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'))
 )
 SELECT o.row_id, o.person, o.attribute, n.token, n.written
-FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM texts) AS o
+FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM residual_released_forms) AS o
 JOIN naming_forms AS n ON n.bracketed = o.bracketed;
-
--- The tokens of each row's other released columns, which the text may repeat: one row per row
--- and token. Each distinct value is cut into tokens once (the corpus shape: 3.4 million values,
--- 2,223 distinct; 4.1 against 2.6 CPU s). (A list of tokens per row, grouped from all rows at
--- once, could not spill: out of memory at a 650 MB limit on the corpus shape.)
-CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
-WITH tokenised AS (
-    SELECT value, unnest(regexp_extract_all(lower(value), $token)) AS token
-    FROM (SELECT DISTINCT value FROM residual_row_values WHERE value IS NOT NULL) AS d
-)
-SELECT DISTINCT v.row_id, t.token
-FROM residual_row_values AS v
-JOIN tokenised AS t ON t.value = v.value;
-
--- How many persons' original texts hold each released token that can name someone, in the
--- corpus, and in each class that holds it. Only those tokens are looked up: the original texts'
--- tokens are streamed, never stored one a row.
-CREATE OR REPLACE TEMP TABLE residual_token_holders AS
-WITH candidates AS (
-    SELECT DISTINCT token FROM residual_released
-)
-SELECT DISTINCT o.person, o.token
-FROM (SELECT person, unnest(tokens) AS token FROM residual_original_tokens) AS o
-SEMI JOIN candidates AS c ON c.token = o.token;
-
-CREATE OR REPLACE TEMP TABLE residual_token_persons AS
-SELECT c.token, count(f.person) AS persons
-FROM (SELECT DISTINCT token FROM residual_released) AS c
-LEFT JOIN residual_token_holders AS f ON f.token = c.token
-GROUP BY c.token;
-
-CREATE OR REPLACE TEMP TABLE residual_token_class_persons AS
-SELECT f.token, k.class_id, count(*) AS persons
-FROM residual_token_holders AS f
-JOIN residual_classes AS k ON k.person = f.person
-GROUP BY f.token, k.class_id;
 
 -- Every capitalised sequence of the released texts. (The pattern's own first letter could start
 -- inside a word, "iPhone Pro" giving "Phone Pro"; $sequence matches it after a non-word
@@ -151,11 +114,54 @@ FROM raw AS r
 JOIN inner_bounds AS b ON b.seq_id = r.seq_id
 WHERE b.last_i > b.first_i AND array_length(r.tokens) < 5;
 
+-- Where the original texts hold a released token that can name someone or the first token of
+-- a capitalised sequence: the person, the token and the next three tokens. The only pass
+-- over the original texts' lower-case tokens (32 million on the corpus shape) serves both counts
+-- below. (A table of every text's token list, read again by each count: 1.2 CPU s more of the
+-- 4.7 the pass took.) The tokens are cut as runs of word characters and spaces ($token_run),
+-- then at the spaces, dropping the empty strings that two spaces leave: the same tokens as
+-- $token gives, in the same order, for a regular-expression match per run instead of per token
+-- (the corpus shape: 4.6 against 32 million matches, 2.7 against 3.9 CPU s).
+-- (The tokens looked for are a table of their own: as a subquery, the join was estimated larger
+-- than the texts' tokens and built its hash table on those, spilling: 11 CPU s.)
+CREATE OR REPLACE TEMP TABLE residual_wanted AS
+SELECT token FROM residual_released
+UNION
+SELECT tokens[1] FROM residual_sequences;
+
+CREATE OR REPLACE TEMP TABLE residual_original_hits AS
+SELECT DISTINCT p.person, p.token, [p.token, p.second_token, p.third_token, p.fourth_token] AS run
+FROM (SELECT o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
+             unnest(o.tokens[3:]) AS third_token, unnest(o.tokens[4:]) AS fourth_token
+      FROM (SELECT person, list_filter(flatten(list_transform(regexp_extract_all(lower(text), $token_run),
+                                                              lambda r: string_split(r, ' '))), lambda t: t <> '') AS tokens
+            FROM residual_originals
+            WHERE text IS NOT NULL) AS o) AS p
+SEMI JOIN residual_wanted AS w ON w.token = p.token;
+
+-- How many persons' original texts hold each released token that can name someone, in the
+-- corpus, and in each class that holds it.
+CREATE OR REPLACE TEMP TABLE residual_token_holders AS
+SELECT DISTINCT h.person, h.token
+FROM residual_original_hits AS h
+SEMI JOIN residual_released AS r ON r.token = h.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_persons AS
+SELECT c.token, count(f.person) AS persons
+FROM (SELECT DISTINCT token FROM residual_released) AS c
+LEFT JOIN residual_token_holders AS f ON f.token = c.token
+GROUP BY c.token;
+
+CREATE OR REPLACE TEMP TABLE residual_token_class_persons AS
+SELECT f.token, k.class_id, count(*) AS persons
+FROM residual_token_holders AS f
+JOIN residual_classes AS k ON k.person = f.person
+GROUP BY f.token, k.class_id;
+
 -- How many persons' original texts hold each sequence with no suspect token, as a run of
--- consecutive tokens. A text position is tried only where the sequence's first three tokens
--- stand, and only a sequence of four or more is compared whole with the text's run: two tokens
--- match at very many places ("I Am" is frequent), and each place's run would be compared with
--- the text's list.
+-- consecutive tokens: a text's run is compared with the sequence only where the sequence's first
+-- token stands. (Every text position with its next two tokens, joined to the sequences' first
+-- three tokens: 32 million rows on three keys, 1.8 CPU s on the corpus shape.)
 CREATE OR REPLACE TEMP TABLE residual_sequence_persons AS
 WITH sequences AS (
     SELECT DISTINCT tokens FROM residual_sequences
@@ -168,27 +174,14 @@ with_rare_token AS (
     WHERE p.persons BETWEEN 1 AND $k - 1
 ),
 candidates AS (
-    SELECT tokens, tokens[1] AS first_token, tokens[2] AS second_token, tokens[3] AS third_token, array_length(tokens) AS n
+    SELECT tokens, tokens[1] AS first_token, array_length(tokens) AS n
     FROM (SELECT tokens FROM sequences EXCEPT SELECT tokens FROM with_rare_token) AS c
 ),
-positions AS (
-    SELECT o.rowid AS text_id, o.person, unnest(o.tokens) AS token, unnest(o.tokens[2:]) AS second_token,
-           unnest(o.tokens[3:]) AS third_token, unnest(range(1, array_length(o.tokens) + 1)) AS pos
-    FROM residual_original_tokens AS o
-),
-starts AS (
-    SELECT p.text_id, p.person, p.pos, c.tokens, c.n
-    FROM positions AS p
-    JOIN candidates AS c ON c.first_token = p.token AND c.second_token = p.second_token
-    WHERE c.n = 2 OR c.third_token = p.third_token
-),
 found AS (
-    SELECT tokens, person FROM starts WHERE n <= 3
-    UNION
-    SELECT s.tokens, s.person
-    FROM starts AS s
-    JOIN residual_original_tokens AS o ON o.rowid = s.text_id
-    WHERE s.n > 3 AND o.tokens[s.pos:s.pos + s.n - 1] = s.tokens
+    SELECT DISTINCT c.tokens, h.person
+    FROM residual_original_hits AS h
+    JOIN candidates AS c ON c.first_token = h.token
+    WHERE h.run[1:c.n] = c.tokens
 )
 SELECT c.tokens, count(f.person) AS persons, list(f.person) AS holders
 FROM candidates AS c
@@ -201,48 +194,68 @@ FROM (SELECT tokens, unnest(holders) AS person FROM residual_sequence_persons) A
 JOIN residual_classes AS k ON k.person = p.person
 GROUP BY p.tokens, k.class_id;
 
+-- Where the released texts show a string that is rare for the person: the corpus or the
+-- person's class holds it in 1 to k - 1 persons' texts (never less strict than the corpus
+-- alone); original_persons is the lesser of the counts in that range. (A token that the class
+-- does not hold at all, a surrogate, counts by the corpus.) `tokens` are the string's tokens,
+-- for the comparison with its row's other columns below.
+CREATE OR REPLACE TEMP TABLE residual_rare AS
+SELECT 'token' AS kind, r.token AS suspect, [r.token] AS tokens,
+       CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
+       r.row_id, r.person, r.attribute, r.written AS shown
+FROM residual_released AS r
+JOIN residual_token_persons AS p ON p.token = r.token
+LEFT JOIN residual_classes AS k ON k.person = r.person
+LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
+-- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
+-- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
+WHERE p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely
+UNION ALL
+SELECT 'sequence', array_to_string(s.tokens, ' '), s.tokens,
+       CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END,
+       s.row_id, s.person, s.attribute, s.phrase
+FROM residual_sequences AS s
+JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
+LEFT JOIN residual_classes AS k ON k.person = s.person
+LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
+WHERE p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1;
+
+-- The tokens of the other released columns of those rows only, one a row (the lists of every
+-- row's tokens: 3.4 million values grouped by row, 3.4 CPU s on the corpus shape, where 35 % of
+-- the rows show a rare string). Each distinct value is cut into tokens once (the corpus shape:
+-- 2,223 distinct values).
+CREATE OR REPLACE TEMP TABLE residual_row_tokens AS
+WITH row_values AS (
+    SELECT v.row_id, v.value
+    FROM residual_row_values AS v
+    SEMI JOIN residual_rare AS r ON r.row_id = v.row_id
+    WHERE v.value IS NOT NULL
+),
+value_tokens AS (
+    SELECT value, unnest(regexp_extract_all(lower(value), $token)) AS token
+    FROM (SELECT DISTINCT value FROM row_values) AS d
+)
+SELECT DISTINCT v.row_id, t.token
+FROM row_values AS v
+JOIN value_tokens AS t ON t.value = v.value;
+
 -- The suspects, one row per suspect and person whose released texts show it: how many
 -- persons' original texts hold it, how often the person's released texts show it, and the
--- first such row with a piece of its text around the first place it is written so.
--- A string is rare for a person when the corpus or the person's class holds it in 1 to k - 1
--- persons' texts (never less strict than the corpus alone); original_persons is the lesser of
--- the counts in that range. (A token that the class does not hold at all, a surrogate, counts
--- by the corpus.)
-WITH sequence_candidates AS MATERIALIZED (
-    SELECT s.row_id, s.person, s.attribute, s.phrase, s.tokens,
-           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons
-    FROM residual_sequences AS s
-    JOIN residual_sequence_persons AS p ON p.tokens = s.tokens
-    LEFT JOIN residual_classes AS k ON k.person = s.person
-    LEFT JOIN residual_sequence_class_persons AS q ON q.tokens = s.tokens AND q.class_id = k.class_id
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1)
+-- first such row with a piece of its text around the first place it is written so. A string
+-- all of whose tokens are values of its row's other columns is none (a token: when it is one).
+WITH strings AS (
+    SELECT DISTINCT row_id, tokens FROM residual_rare
 ),
--- (a sequence all of whose tokens are among its row's: it adds none to the row's tokens)
-covered_sequences AS (
-    SELECT c.row_id, c.tokens
-    FROM (SELECT DISTINCT row_id, tokens FROM sequence_candidates) AS c
-    CROSS JOIN unnest(c.tokens) AS u(token)
-    LEFT JOIN residual_row_tokens AS v ON v.row_id = c.row_id AND v.token = u.token
-    GROUP BY c.row_id, c.tokens
-    HAVING count(v.token) = count(*)
+new_to_row AS (
+    SELECT DISTINCT s.row_id, s.tokens
+    FROM strings AS s
+    CROSS JOIN unnest(s.tokens) AS u(token)
+    ANTI JOIN residual_row_tokens AS v ON v.row_id = s.row_id AND v.token = u.token
 ),
 occurrences AS (
-    SELECT 'token' AS kind, r.token AS suspect,
-           CASE WHEN coalesce(q.persons, 0) BETWEEN 1 AND $k - 1 THEN q.persons ELSE p.persons END AS original_persons,
-           r.row_id, r.person, r.attribute, r.written AS shown
-    FROM residual_released AS r
-    JOIN residual_token_persons AS p ON p.token = r.token
-    LEFT JOIN residual_classes AS k ON k.person = r.person
-    LEFT JOIN residual_token_class_persons AS q ON q.token = r.token AND q.class_id = k.class_id
-    -- (a token of the row's other columns is no suspect in its text)
-    ANTI JOIN residual_row_tokens AS v ON v.row_id = r.row_id AND v.token = r.token
-    -- (a token that $widely or more persons of the corpus write is a word of the corpus's own,
-    -- "urllink": the rare guard passes it, corpus_needles.sql, common_words.widely_written)
-    WHERE (p.persons BETWEEN 1 AND $k - 1 OR q.persons BETWEEN 1 AND $k - 1 AND p.persons < $widely)
-    UNION ALL
-    SELECT 'sequence', array_to_string(c.tokens, ' '), c.original_persons, c.row_id, c.person, c.attribute, c.phrase
-    FROM sequence_candidates AS c
-    ANTI JOIN covered_sequences AS x ON x.row_id = c.row_id AND x.tokens = c.tokens
+    SELECT r.kind, r.suspect, r.original_persons, r.row_id, r.person, r.attribute, r.shown
+    FROM residual_rare AS r
+    SEMI JOIN new_to_row AS n ON n.row_id = r.row_id AND n.tokens = r.tokens
 ),
 per_person AS (
     SELECT kind, suspect, original_persons, person, count(*) AS occurrences,

@@ -124,17 +124,17 @@ def _portability_problems(statement: exp.Expression) -> list[str]:
 @pytest.mark.parametrize("name", FILES)
 def test_portable_to_spark(name):
     """The files avoid what runs differently on Spark: row_number() without ORDER BY numbers rows
-    in whatever order each engine reads them (Spark rejects it); rowid does not exist on Spark (but for two files, below);
+    in whatever order each engine reads them (Spark rejects it); rowid does not exist on Spark (but for one file, below);
     strlen neither (octet_length(encode(x)) counts the same bytes on both); and the functions
     that give another result there without an error."""
     text = resources.files("sql").joinpath(name).read_text()
     for s in (s for s in sqlglot.parse(text, read="duckdb") if s is not None):
         problems = _portability_problems(s)
-        if name in ("linking.sql", "residual.sql"):
+        if name == "linking.sql":
             # Numbering every row with row_number() sorts them all: several per cent of the run
-            # after NER for linking's terms, 1.5 s of the corpus shape's audit for its texts.
-            # These two name a table's rowid instead, always qualified, which the Spark engine
-            # gives the table's view as a column (engines/spark/dml.py, _with_rowids).
+            # after NER for linking's terms. It names a table's rowid instead, always qualified,
+            # which the Spark engine gives the table's view as a column (engines/spark/dml.py,
+            # _with_rowids).
             problems = [p for p in problems if not p.startswith("rowid: ")]
         assert not problems, (name, problems)
 

@@ -8,6 +8,7 @@ import shutil
 import tomllib
 
 import duckdb
+from hypothesis import given, settings, strategies as st
 import pytest
 from click.testing import CliRunner
 
@@ -262,3 +263,33 @@ def test_with_the_rare_guard_on_the_strict_audit_passes(tmp_path):
     con = duckdb.connect(path, read_only=True)
     v = verify(con, strict=True)
     assert v.ok and not v.suspects, v.suspects
+
+
+# Characters that tell the two cuttings of a text into tokens apart if any can: word characters
+# of several scripts and cases (a capital whose lower case is longer, "İ"; the Kelvin sign), marks,
+# digits, the underscore, spaces in a row, tabs, line breaks, the no-break space, brackets,
+# apostrophes, punctuation and an emoji.
+_TEXT_CHARACTERS = list("aZé É ßẞİıΣσς Kk中_09٣  \t\n\u00a0\u0301\u200b[]'.,;-!") + ["\U0001f600"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(_TEXT_CHARACTERS), max_size=30) | st.text(max_size=12),
+                min_size=1, max_size=4))
+def test_the_original_texts_pass_finds_the_tokens_of_the_token_pattern(texts):
+    """residual.sql's one pass over the original texts cuts them into runs of word characters
+    and spaces and those at the spaces (fewer regular-expression matches): every position of the
+    tokens that TOKEN finds in the lower-case text, with its next three tokens, and nothing else."""
+    from rxanon_sql.sqlrun import statements
+    from rxanon_sql.verify import audit_patterns
+    (sql, names), = [(s, n) for s, n in statements("residual", cached=False) if "TABLE residual_original_hits AS" in s]
+    con = duckdb.connect()
+    con.execute("CREATE TEMP TABLE residual_originals AS SELECT 7 AS person, unnest($1::VARCHAR[]) AS text", [texts])
+    patterns = audit_patterns()
+    token_lists = [r[0] for r in rows(con, "SELECT regexp_extract_all(lower(text), $1) FROM residual_originals",
+                                      [patterns["token"]])]
+    con.execute("CREATE TEMP TABLE residual_wanted AS SELECT unnest($1::VARCHAR[]) AS token",
+                [sorted({t for tokens in token_lists for t in tokens})])
+    con.execute(sql, {n: patterns[n] for n in names})
+    expected = {(7, t, tuple(tokens[i + j] if i + j < len(tokens) else None for j in range(4)))
+                for tokens in token_lists for i, t in enumerate(tokens)}
+    assert {(p, t, tuple(run)) for p, t, run in rows(con, "SELECT * FROM residual_original_hits")} == expected
