@@ -70,6 +70,13 @@ def test_readme_names_nothing_a_user_lacks():
         assert not re.search(pattern, text), pattern
 
 
+def test_docs_name_no_scratch_files():
+    """docs/ is shipped: a figure names the script in benchmarks/ that makes it, not a developer's
+    scratch file."""
+    named = [p.name for p in (ROOT / "docs").glob("*.md") if "/work/scratch" in p.read_text(encoding="utf-8")]
+    assert not named
+
+
 def test_readme_stays_short():
     """The README is for users and task-first; long material goes to docs/ (issue 35: at most 300 lines)."""
     assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 300
