@@ -160,14 +160,19 @@ def widely_written(persons: int, k: int) -> int:
 
 
 def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, zipf: float = DEFAULT_ZIPF,
-                        dictionary_zipf: float | None = None, candidates: bool = True) -> None:
-    """`<schema>.common_words(word)`, `<schema>.everyday_words(word)` (and `everyday_candidates`),
-    `<schema>.frequent_words(word)`
-    and `<schema>.name_words(word)` for the run's language, and `<schema>.dictionary_words(word)`
-    (the words from `dictionary_zipf`, the rare guard's dictionary: Config.guard_zipf; by default
-    the common words)."""
+                        dictionary_zipf: float | None = None, audit: bool = False) -> None:
+    """`<schema>.common_words(word)`, `<schema>.frequent_words(word)` and
+    `<schema>.dictionary_words(word)` (the words from `dictionary_zipf`, the rare guard's
+    dictionary: Config.guard_zipf; by default the common words); unless for the residual audit
+    (`audit`), which reads no others, also `<schema>.everyday_words(word)`,
+    `<schema>.everyday_candidates(word)` and `<schema>.name_words(word)` for the run's language."""
     _register(con, table("common_words", schema).sql("duckdb"), common_words(lang, zipf))
     frequent = common_words(lang, max(zipf, FREQUENT_ZIPF))
+    _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
+    _register(con, table("dictionary_words", schema).sql("duckdb"),
+              common_words(lang, zipf if dictionary_zipf is None else dictionary_zipf))
+    if audit:
+        return
     names = frozenset(name_words(lang))
     # (a first or last name is an everyday word only if it is one of the most frequent words,
     # "will", "may"; "hope", "ben", "george" are not: a lower-case writer may mean the name)
@@ -176,12 +181,8 @@ def register_vocabulary(con: duckdb.DuckDBPyConnection, schema: str, lang: str, 
     # (the words that corpus_needles.sql adds to them where the corpus writes them as everyday
     # words: the names left out above, "hope", "guy", "friend", and the dictionary's other words
     # that are neither a name nor a place, "hella", "anyhow")
-    if candidates:      # (the residual audit reads none of them: verify.py)
-        _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
-    _register(con, table("frequent_words", schema).sql("duckdb"), frequent)
+    _register(con, table("everyday_candidates", schema).sql("duckdb"), everyday_candidates(lang, zipf))
     _register(con, table("name_words", schema).sql("duckdb"), name_words(lang))
-    _register(con, table("dictionary_words", schema).sql("duckdb"),
-              common_words(lang, zipf if dictionary_zipf is None else dictionary_zipf))
 
 
 def _register(con: duckdb.DuckDBPyConnection, name: str, words: tuple[str, ...]) -> None:

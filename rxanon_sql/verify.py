@@ -154,7 +154,7 @@ def residual_suspects(con: duckdb.DuckDBPyConnection, cfg: Config, schema: str, 
     start = time.perf_counter()
     con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {ident(AUDIT_CATALOG).sql('duckdb')} (READ_WRITE)")
     try:
-        register_vocabulary(con, AUDIT_CATALOG, lang, zipf, dictionary_zipf, candidates=False)
+        register_vocabulary(con, AUDIT_CATALOG, lang, zipf, dictionary_zipf, audit=True)
         for name, query in (("residual_originals", originals), ("residual_row_values", others),
                             ("residual_classes", classes)):
             run(con, exp.Create(this=exp.table_(ident(name)), kind="VIEW", replace=True, expression=query,
