@@ -253,7 +253,7 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     let_go = register_find_corpus(con, on_rows)
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
-    for name in ("person_batches", "propagate", "resolve_matches", "propagate_terms"):
+    for name in ("propagate", "resolve_matches", "propagate_terms"):
         run_file(con, name, cfg.schema, batches=batches)
     # (DuckDB has run every statement that reads rx_find_corpus; an engine that runs them later,
     # reading views, keeps the searcher)

@@ -156,7 +156,7 @@ def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", cach
     `cached`, `expand`: as for statements().
 
     A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
-    gives batches): it handles the persons of batch $batch (person_batches.sql), so
+    gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
     that one statement never holds all the texts at once."""
     result = con
     for i, (sql, names) in enumerate(statements(name, schema, cached, expand)):

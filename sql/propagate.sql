@@ -14,12 +14,31 @@ FROM terms_found AS f
 JOIN rx.texts AS t ON t.row_id = f.row_id AND t.attribute = f.attribute
 WHERE f.label IN (SELECT label FROM rx.labels) OR f.source = 'identifier';
 
+-- The batches of the search below: runs of persons in their order, each with about a $batches-th
+-- of the text. rx.texts lies in person order (rx.dataset's row_id; text column after text
+-- column), so a batch's scan skips the row groups of the other batches: with hash(person) %
+-- $batches for the batch, every batch would read all the texts.
+CREATE OR REPLACE TEMP TABLE person_batches AS
+WITH sizes AS (
+    SELECT person, sum(octet_length(encode(text))) AS size
+    FROM rx.texts
+    GROUP BY person
+),
+running AS (
+    SELECT person, sum(size) OVER (ORDER BY person) - size AS before, sum(size) OVER () AS total
+    FROM sizes
+)
+SELECT least(coalesce(CAST(floor(before * $batches / nullif(total, 0)) AS INTEGER), 0), $batches - 1) AS batch,
+       min(person) AS first_person, max(person) AS last_person
+FROM running
+GROUP BY ALL;
+
 -- Linking's value mentions: each text is searched for its tuple's own values (the numbered
 -- needle sets of mention_needles.sql), in calls of one person's texts each; the matches are
 -- `own` (linking.sql reads them). (The matches are stored before
 -- they meet another table: the optimizer cannot know how many a function returns, and would hash
 -- all of them, each with its text, to join them.) The persons go in batches (sqlrun.run_file):
--- grouping all texts at once would hold them all in memory (person_batches.sql).
+-- grouping all texts at once would hold them all in memory.
 CREATE OR REPLACE TEMP TABLE found_matches (text_id BIGINT, start_pos INTEGER, end_pos INTEGER, needle VARCHAR,
                                             own BOOLEAN);
 

@@ -123,7 +123,7 @@ def test_spans_are_trimmed_widened_and_overlaps_resolved():
 
 
 def test_the_search_in_batches_gives_the_tables_of_one_batch(tmp_path, monkeypatch):
-    # Each person's texts must go to exactly one batch (person_batches.sql), however
+    # Each person's texts must go to exactly one batch (propagate.sql's person_batches), however
     # many batches: more than 50 here, of a few persons each.
     monkeypatch.setattr("secrets.token_hex", lambda n=None: "5a17" * 8)    # (fixed per-run salts)
     cfg = parse_config(tomllib.loads(config_text())).with_overrides(secret="one")
