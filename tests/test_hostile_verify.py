@@ -85,6 +85,18 @@ def test_a_name_written_back_into_the_audit_fails_verify(db, name):
            f"e.g. row_id {row}" in r.output
 
 
+def test_the_leak_check_reads_every_released_text_whatever_the_pipelines_copy_holds(db):
+    """The leak check batches the persons by the released texts it checks, not by rx.texts (the
+    pipeline's copy of the originals): emptied, rx.texts must not leave a person unsearched."""
+    con = duckdb.connect(db)
+    row = _pedro_row(con)
+    con.execute("UPDATE rx.audit SET text = text || ' Pedro' WHERE row_id = ?", [row])
+    con.execute("DELETE FROM rx.texts")
+    v = verify(con)
+    con.close()
+    assert any(leak[1] == 1 and "pedro" in str(leak).lower() for leak in v.leaks), v.leaks
+
+
 def test_texts_swapped_between_persons_fail_verify(db):
     con = duckdb.connect(db)
     a = _pedro_row(con)
