@@ -55,20 +55,22 @@ def test_groups_of_texts_sliced_anywhere_are_the_regular_expression(groups, slic
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=10), needles), min_size=1, max_size=5))
-def test_each_group_by_its_own_automaton_is_the_regular_expression(groups):
+@given(st.lists(st.tuples(st.lists(texts, min_size=1, max_size=10), needles), min_size=1, max_size=5),
+       st.sampled_from([0, 30, 1 << 30]))
+def test_each_group_by_its_own_automaton_is_the_regular_expression(groups, run_chars):
     # (the thresholds lowered, so that every group is searched by an automaton of its own needles
-    # and the glued texts of all groups in one search per reading, as on a large corpus)
+    # and the glued texts of all groups in one search per reading, as on a large corpus; with
+    # run_chars, the groups of fewer characters together, by an automaton of their needles)
     items = [[{"id": 100 * g + i, "text": t} for i, t in enumerate(ts)] for g, (ts, _) in enumerate(groups)]
     expected = [[{"id": x["id"], "start_pos": s, "end_pos": e, "needle": n} for x in row for s, e, n in oracle(x["text"], ns)]
                 for row, (_, ns) in zip(items, groups)]
     arrow_items = pa.array(items, pa.list_(pa.struct([("id", pa.int64()), ("text", pa.string())])))
-    share, count = find.GROUP_SHARE, find.GROUP_TEXTS
-    find.GROUP_SHARE, find.GROUP_TEXTS = 0, 1
+    share, count, chars = find.GROUP_SHARE, find.GROUP_TEXTS, find.RUN_CHARS
+    find.GROUP_SHARE, find.GROUP_TEXTS, find.RUN_CHARS = 0, 1, run_chars
     try:
         out = find.find_texts_sliced(arrow_items, pa.array([n for _, n in groups], pa.list_(pa.string())), 1 << 20)
     finally:
-        find.GROUP_SHARE, find.GROUP_TEXTS = share, count
+        find.GROUP_SHARE, find.GROUP_TEXTS, find.RUN_CHARS = share, count, chars
     assert out.to_pylist() == expected
 
 

@@ -35,6 +35,12 @@ def search_regex(text: str, pat: re.Pattern | None) -> list[tuple[int, int, str]
     return [(m.start(), m.end(), " ".join(m.group(0).lower().split())) for m in pat.finditer(text)]
 
 
+# A group's automaton searches a few kilobytes (a person's texts), once: built as a contiguous NFA
+# it costs a third of the DFA that ahocorasick-rs picks for a few dozen patterns, and searches
+# about as fast (benchmarks/search.py).
+GROUP_AUTOMATON = ahocorasick_rs.Implementation.ContiguousNFA
+
+
 class Needles:
     """The needle sets of a batch (needles: one list per group), prepared once: the distinct
     search forms in one automaton, and for each (group, search form) the form's place in the
@@ -126,7 +132,8 @@ class Needles:
             # (only the last group's is kept: a group's texts are searched in one run, or in two
             # where a slice ends inside them (find_texts_sliced), one after the other; every
             # group's kept held 0.6 GB in one call of the leak check on the blog corpus shape)
-            self._groups = {g: (ahocorasick_rs.BytesAhoCorasick([self._patterns[f] for f in forms.tolist()]), forms)
+            self._groups = {g: (ahocorasick_rs.BytesAhoCorasick([self._patterns[f] for f in forms.tolist()],
+                                                                implementation=GROUP_AUTOMATON), forms)
                             if len(forms) else (None, None)}
         return self._groups[g]
 
