@@ -25,6 +25,7 @@ from .join import InputError, build_dataset, build_values, check_persons, resolv
 from .hierarchy import check_leaves, write_hierarchies
 from .label_check import check_labels
 from .linking import link
+from .common_words import prefetch_vocabulary
 from .measures import measure
 from .partition import partition
 from .persons import build_persons
@@ -227,6 +228,8 @@ def _apply(con: duckdb.DuckDBPyConnection, cfg: Config, progress, reuse: bool) -
                 check_persons(cfg, con.execute(f"SELECT count(*) FROM {table('person_ids', s).sql('duckdb')}")
                               .fetchall()[0][0])
             else:
+                if cfg.text_columns:
+                    prefetch_vocabulary(cfg.lang, cfg.rare_zipf, cfg.guard_zipf)
                 _build_source(con, cfg, types, recognizer)
                 run_file(con, "ner_cache", s)
                 build_texts(con, cfg)

@@ -5,8 +5,9 @@ import re
 
 import duckdb
 
+from rxanon_sql import common_words as vocabulary_module
 from rxanon_sql.common_words import (CAPITALISED_SEQUENCE, TOKEN, common_words, name_words, pipeline_language,
-                                     register_vocabulary)
+                                     prefetch_vocabulary, register_vocabulary, vocabulary)
 
 
 def test_the_pipelines_language_without_loading_it(tmp_path):
@@ -40,3 +41,13 @@ def test_tables_and_patterns_in_duckdb():
                       ["Zoë's 2nd-floor room_7", TOKEN, "Thank the Reception Team George. Mexico I went",
                        CAPITALISED_SEQUENCE]).fetchall()[0]
     assert got == (["Zoë", "s", "2nd", "floor", "room_7"], ["Reception Team George"])
+
+
+def test_prefetched_lists_are_the_lists_and_taken_once():
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA rx")
+    prefetch_vocabulary("en", 3.7, 3.1)
+    register_vocabulary(con, "rx", "en", 3.7, 3.1)
+    assert vocabulary_module._PREFETCHED == {}
+    for name, words in vocabulary("en", 3.7, 3.1).items():
+        assert con.execute(f"SELECT list(word ORDER BY word) FROM rx.{name}").fetchall()[0][0] == sorted(words)

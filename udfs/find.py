@@ -28,62 +28,8 @@ from .arrow_pack import (ITEMS_SQL_TYPE, MATCH_ARROW_TYPE, MATCH_SQL_TYPE, OWN_I
                          OWN_MATCH_ARROW_TYPE, OWN_MATCH_SQL_TYPE, TEXT_MATCH_ARROW_TYPE, TEXT_MATCH_SQL_TYPE, _ints,
                          _list_of, _matches_array)
 from .find_needles import Needles, pattern, search_regex
-from .find_read import SearchForm
-from .glue import GLUE_RE2, Cleaned, clean, has_glue
-
-
-def _glued(texts: pa.Array) -> np.ndarray:
-    """Which texts hold glue characters, tested by RE2 at once."""
-    return pc.fill_null(pc.match_substring_regex(texts, GLUE_RE2), False).to_numpy(zero_copy_only=False)
-
-
-class _ReadTexts:
-    """The texts of a slice read for searching: those wanted, joined by newlines into one search
-    form (fast, text fast[i] from starts[i] in the joined original); the others that are wanted
-    (apart: with glue characters, which _glue_aware reads as recognition does) are searched one
-    by one."""
-
-    def __init__(self, texts: pa.Array, wanted: np.ndarray, glue_apart: bool = True):
-        self.texts = texts
-        apart = np.zeros(len(texts), dtype=bool)
-        if glue_apart:
-            apart |= _glued(texts)
-        self.apart = np.flatnonzero(wanted & apart)
-        self.fast = np.flatnonzero(wanted & ~apart)
-        chosen = texts.take(pa.array(self.fast)).to_pylist() if len(self.fast) else []
-        lengths = np.fromiter(map(len, chosen), dtype=np.int64, count=len(chosen))
-        self.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
-        self.ends = self.starts + lengths
-        self.joined = "\n".join(chosen)
-        self.any = bool(chosen)
-
-    def part(self, runs: list[tuple[int, int]]) -> _ReadTexts:
-        """The texts of the runs fast[lo:hi] read on their own, cut from this reading's joined
-        string (text i of the part is the i-th of the runs' texts): taken from the Arrow array
-        and joined again, each of the 18,000 runs of one person's texts of the corpus shape's leak
-        check cost 0.1 ms more."""
-        part = object.__new__(_ReadTexts)
-        part.texts = None
-        part.apart = np.zeros(0, dtype=np.int64)
-        at = np.concatenate([np.arange(lo, hi) for lo, hi in runs]) if len(runs) > 1 else np.arange(*runs[0])
-        part.fast = np.arange(len(at), dtype=np.int64)
-        lengths = self.ends[at] - self.starts[at]
-        part.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
-        part.ends = part.starts + lengths
-        part.joined = "\n".join(self.joined[int(self.starts[lo]):int(self.ends[hi - 1])] for lo, hi in runs)
-        part.any = len(at) > 0
-        return part
-
-    # (made when first read: where each group's texts are searched with the group's own automaton,
-    # _search reads them in a form of their own, and this one of all of them was made for nothing)
-    @functools.cached_property
-    def form(self) -> SearchForm | None:
-        return SearchForm(self.joined) if self.any else None
-
-    @functools.cached_property
-    def plain(self) -> np.ndarray:
-        return np.bincount(np.searchsorted(self.starts, self.form.special, side="right") - 1,
-                           minlength=len(self.fast)) == 0
+from .find_read import ReadTexts
+from .glue import Cleaned, clean, has_glue
 
 
 def _resolve(start: np.ndarray, end: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -112,7 +58,7 @@ def _resolve(start: np.ndarray, end: np.ndarray, rank: np.ndarray) -> np.ndarray
     return order[keep]
 
 
-def _search(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
+def _search(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
     """Each wanted text's matches of its group's needles: (text, start, end, norm), the text
     among read.texts, offsets in its characters, norms an Arrow array."""
     found = []                      # (text, start, end, norm) of each search below
@@ -159,7 +105,7 @@ GROUP_TEXTS = 8
 RUN_CHARS = 32_000
 
 
-def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> list[tuple[int, int]] | None:
+def _group_runs(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> list[tuple[int, int]] | None:
     """The runs (lo, hi) of read.fast whose texts share a group, where searching each run with its
     group's own automaton pays; None where one search of all texts does."""
     if not read.any or not len(table.form_of) or len(read.fast) < GROUP_TEXTS:
@@ -177,7 +123,7 @@ def _group_runs(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> 
     return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
 
 
-def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: Needles, automaton, form_of: np.ndarray) -> tuple:
+def _matches(read: ReadTexts, group_of_fast: np.ndarray, table: Needles, automaton, form_of: np.ndarray) -> tuple:
     """The matches of read's joined search form (its texts read.fast, of groups group_of_fast) by
     `automaton`, whose patterns are the forms form_of: (text among read.fast, start, end, norm),
     offsets in the text's characters."""
@@ -206,7 +152,7 @@ def _matches(read: _ReadTexts, group_of_fast: np.ndarray, table: Needles, automa
     return text, start - read.starts[text], end - read.starts[text], norm
 
 
-def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
+def _search_apart(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple:
     """The wanted texts with glue characters, each read as _glue_aware reads it (as written, and
     its two cleaned readings), but each reading of all of them in one search of the batch's
     automaton: searched one text and one needle set at a time, the 350 glued texts of the blog
@@ -228,7 +174,7 @@ def _search_apart(read: _ReadTexts, group_of_text: np.ndarray, table: Needles) -
             # (the readings without glue, only for the groups with a needle that has none: the
             # sweep's needles all have glue)
             wanted &= table.has_plain_needles[groups]
-        text, start, end, norm = _search(_ReadTexts(strings, wanted, glue_apart=False), groups, table)
+        text, start, end, norm = _search(ReadTexts(strings, wanted, glue_apart=False), groups, table)
         for t, s, e, n in zip(text.tolist(), start.tolist(), end.tolist(), norm.to_pylist()):
             found[t].add((*reading[t].span(s, e), n))
     a_text, a_start, a_end, a_norm = [], [], [], []
@@ -254,7 +200,7 @@ REGEX_WORK = 100_000
 
 def _search_one(text: str, table: Needles) -> list[tuple[int, int, str]]:
     """One text (as written, glue and all) against the needles of table's group 0."""
-    read = _ReadTexts(pa.array([text], pa.string()), np.ones(1, dtype=bool), glue_apart=False)
+    read = ReadTexts(pa.array([text], pa.string()), np.ones(1, dtype=bool), glue_apart=False)
     _, start, end, norm = _search(read, np.zeros(1, dtype=np.int64), table)
     return list(zip(start.tolist(), end.tolist(), norm.to_pylist()))
 
@@ -321,7 +267,7 @@ def _per_text(texts: pa.Array, group_of_text: np.ndarray, table: Needles) -> pa.
     texts = texts.cast(pa.string())
     wanted = pc.fill_null(pc.binary_length(texts), 0).to_numpy() > 0
     wanted &= table.has_needles[group_of_text]
-    text, start, end, norm = _search(_ReadTexts(texts, wanted), group_of_text, table)
+    text, start, end, norm = _search(ReadTexts(texts, wanted), group_of_text, table)
     order = np.lexsort((start, text))
     offsets = np.concatenate(([0], np.cumsum(np.bincount(text, minlength=len(texts)))))
     return _matches_array(offsets, start[order], end[order], norm.take(pa.array(order)))
@@ -413,7 +359,7 @@ def _find_texts(structs: pa.Array, texts: pa.Array, groups_of_text: list[np.ndar
     wanted = np.zeros(len(texts), dtype=bool)
     for group_of_text, table in zip(groups_of_text, tables):
         wanted |= table.has_needles[group_of_text] & nonempty
-    read = _ReadTexts(texts, wanted)
+    read = ReadTexts(texts, wanted)
     found = [_search(read, group_of_text, table) for group_of_text, table in zip(groups_of_text, tables)]
     # Matches by text, in order, and by position; at one position the first search's match first.
     text_of, start, end = (np.concatenate([f[i] for f in found]) for i in range(3))
