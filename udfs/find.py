@@ -102,6 +102,10 @@ def _search(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple
 # texts on average: one search per group then costs more in calls than the matches it spares.
 GROUP_SHARE = 4
 GROUP_TEXTS = 8
+# ... and where the group's texts hold this many characters: a search of its own costs about
+# 0.1 ms in calls before its first match, and the corpus shape's persons of a few short posts
+# (10,000 in its last fifth) made the leak check 2.5 times slower than one automaton for all of
+# them (benchmarks/search.py --groups).
 RUN_CHARS = 32_000
 
 
