@@ -18,12 +18,6 @@
 -- longer than 4,096 bytes (where a substring walks the text up to its offset, once per
 -- replacement), is one window, whole, read from the release.
 
--- The number of words of the original texts.
-CREATE OR REPLACE TEMP TABLE utility_texts AS
-SELECT CAST(coalesce(sum(array_length(regexp_extract_all(text, $token))), 0) AS BIGINT) AS words
-FROM rx.texts
-WHERE text IS NOT NULL;
-
 CREATE OR REPLACE TEMP TABLE utility_windows AS
 WITH bounds AS (
     SELECT r.row_id, r.attribute, r.person, r.start_pos, r.end_pos, r.replacement, o.text,
@@ -176,7 +170,8 @@ GROUP BY lower(surface), label, reason;
 -- most replaced surfaces ('i' (PERSON) 11146x, ...). The row of scope 'all' has the words kept.
 CREATE OR REPLACE TABLE rx.utility AS
 WITH totals AS (
-    SELECT words FROM utility_texts
+    -- (the number of words of the original texts, counted where corpus_needles.sql cuts them)
+    SELECT words FROM rx.text_words
 ),
 groups AS (
     SELECT 'all' AS scope, CAST(NULL AS VARCHAR) AS name, surface, label, sum(replacements) AS replacements,

@@ -130,6 +130,10 @@ def _load(con, texts) -> None:
         released += text[end:]
         con.execute("INSERT INTO rx.texts VALUES (?, ?, 'text', ?)", [row_id, person, text])
         con.execute("INSERT INTO rx.audit_texts VALUES (?, ?, 'text', ?)", [row_id, person, released])
+    # (the number of words of the texts, as the terms stage counts it: corpus_needles.sql)
+    for sql, names in statements("corpus_needles", "rx", cached=False):
+        if "TABLE person_tokens AS" in sql or "TABLE rx.text_words AS" in sql:
+            con.execute(sql, {"token": TOKEN} if names else None)
 
 
 NAMES = {"ner": "ner", "rule": "rule", "match": "propagation", "identifier": "identifier", "list": "list",
