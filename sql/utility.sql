@@ -78,21 +78,25 @@ WITH original_windows AS (
 released_windows AS (
     SELECT person, released AS piece, count(*) AS n FROM utility_windows GROUP BY ALL
 ),
+-- (the words of each distinct window as a list, joined to its persons' windows and unnested
+-- there: a window that is a whole long text is joined once, not once for each of its words)
 window_words AS (
-    SELECT piece, unnest(regexp_extract_all(lower(piece), $token)) AS word
+    SELECT piece, regexp_extract_all(lower(piece), $token) AS words
     FROM (SELECT piece FROM original_windows UNION SELECT piece FROM released_windows) AS w
 ),
 removed AS (
-    SELECT o.person, w.word, sum(o.n) AS n
-    FROM original_windows AS o
-    JOIN window_words AS w ON w.piece = o.piece
-    GROUP BY o.person, w.word
+    SELECT person, word, sum(n) AS n
+    FROM (SELECT o.person, o.n, unnest(w.words) AS word
+          FROM original_windows AS o
+          JOIN window_words AS w ON w.piece = o.piece) AS u
+    GROUP BY person, word
 ),
 added AS (
-    SELECT r.person, w.word, sum(r.n) AS n
-    FROM released_windows AS r
-    JOIN window_words AS w ON w.piece = r.piece
-    GROUP BY r.person, w.word
+    SELECT person, word, sum(n) AS n
+    FROM (SELECT r.person, r.n, unnest(w.words) AS word
+          FROM released_windows AS r
+          JOIN window_words AS w ON w.piece = r.piece) AS u
+    GROUP BY person, word
 )
 SELECT CAST(coalesce(sum(greatest(a.n - coalesce(b.n, 0), 0)), 0) AS BIGINT) AS lost
 FROM removed AS a
