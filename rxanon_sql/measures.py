@@ -16,7 +16,7 @@ from .sqlrun import drop_temporary, run_file, table
 def measure(con: duckdb.DuckDBPyConnection, cfg: Config) -> None:
     run_file(con, "measures", cfg.schema)
     run_file(con, "utility", cfg.schema, token=TOKEN)
-    drop_temporary(con, "utility_texts", "utility_windows", "utility_kept", "utility_replaced")
+    drop_temporary(con, "utility_windows", "utility_kept", "utility_replaced")
     build_classes(con, cfg)
     build_diversity(con, cfg)
     run_file(con, "risk", cfg.schema)

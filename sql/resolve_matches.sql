@@ -69,25 +69,40 @@ GROUP BY m.text_id, m.start_pos, m.end_pos, m.needle;
 -- tagged spans whole and is longer stays a candidate ("Dena how" over "Dena"; not over an
 -- identifier).
 -- (Paired within buckets of 256 characters, as terms.sql pairs overlapping spans: paired
--- within the whole text, a dense text's matches met all its spans.)
-DELETE FROM counted_matches
-WHERE (text_id, start_pos, end_pos, needle) IN (
-    WITH m AS (
-        SELECT text_id, needle, start_pos, end_pos,
-               unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
-        FROM counted_matches
-    ),
-    b AS (
-        SELECT text_id, start_pos, end_pos, source,
-               unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
-        FROM blocking
-    )
+-- within the whole text, a dense text's matches met all its spans. Most matches are the tagged
+-- spans themselves, found again: 4.8 of the corpus shape's 4.9 million matches go, 3.3 million
+-- of them at a span's very place. Those go by a join on the place alone, the others through the
+-- buckets, and the table is made again of what stays: a DELETE of 4.8 million matches by their
+-- values took 4.8 CPU s, this 1.5.)
+CREATE OR REPLACE TEMP TABLE counted_matches AS
+WITH apart AS (
+    SELECT m.text_id, m.start_pos, m.end_pos, m.needle
+    FROM counted_matches AS m
+    ANTI JOIN blocking AS b
+        ON b.text_id = m.text_id AND b.start_pos = m.start_pos AND b.end_pos = m.end_pos AND b.start_pos < b.end_pos
+),
+m AS (
+    SELECT text_id, needle, start_pos, end_pos,
+           unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM apart
+),
+b AS (
+    SELECT text_id, start_pos, end_pos, source,
+           unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
+    FROM blocking
+    WHERE text_id IN (SELECT text_id FROM apart)
+),
+cut AS (
     SELECT m.text_id, m.start_pos, m.end_pos, m.needle
     FROM m
     JOIN b ON b.text_id = m.text_id AND b.bucket = m.bucket AND b.start_pos < m.end_pos AND m.start_pos < b.end_pos
     WHERE NOT (m.start_pos <= b.start_pos AND b.end_pos <= m.end_pos
                AND m.end_pos - m.start_pos > b.end_pos - b.start_pos AND b.source <> 'identifier')
-);
+)
+SELECT a.text_id, a.start_pos, a.end_pos, a.needle
+FROM apart AS a
+ANTI JOIN cut AS c
+    ON c.text_id = a.text_id AND c.start_pos = a.start_pos AND c.end_pos = a.end_pos AND c.needle = a.needle;
 
 -- Matches that overlap no other (the most, found by a running reach over each text's matches in
 -- order) stay as they are; a text's clusters of overlapping ones go to rx_resolve

@@ -37,14 +37,17 @@ glued_needles AS (
 glued AS (
     SELECT t.row_id, t.person, t.attribute, u.m.start_pos, u.m.end_pos, u.m.needle AS norm
     FROM (
-        SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text)) AS items
-        FROM rx.texts AS t
-        SEMI JOIN glued_needles AS n ON n.person = t.person
         -- (a needle with glue is found only where its glue is written: the readings without
         -- glue have none, and find.py folds no glue character away; 82 of the blog sample's
-        -- persons, 1.8 s for all their texts, against the 350 texts with glue alone)
-        WHERE regexp_matches(t.text, $glue)
+        -- persons, 1.8 s for all their texts, against the 350 texts with glue alone. The test
+        -- in the aggregate's filter, after the join: in a WHERE, DuckDB ran it on every text of
+        -- the corpus shape, 1.2 CPU s, where no person had a needle with glue.)
+        SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text))
+                             FILTER (WHERE regexp_matches(t.text, $glue)) AS items
+        FROM rx.texts AS t
+        SEMI JOIN glued_needles AS n ON n.person = t.person
         GROUP BY t.person
+        HAVING count(*) FILTER (WHERE regexp_matches(t.text, $glue)) > 0
     ) AS p
     JOIN glued_needles AS n ON n.person = p.person
     CROSS JOIN unnest(rx_find_texts(p.items, n.needles)) AS u(m)
@@ -63,6 +66,19 @@ occurrences AS (
     SELECT row_id, person, attribute, start_pos, end_pos, norm FROM rx.bare_occurrences
     UNION SELECT row_id, person, attribute, start_pos, end_pos, norm FROM glued
 ),
+-- (the replacements and terms of the texts with an occurrence, found by a join that builds on
+-- those texts: joined to the occurrences themselves, every replacement and every term went into
+-- a hash table, three of 2.7 and 3.7 million rows on the corpus shape, which has none)
+near_replacements AS (
+    SELECT r.row_id, r.attribute, r.start_pos, r.end_pos
+    FROM rx.replacements AS r
+    SEMI JOIN occurrences AS o ON o.row_id = r.row_id AND o.attribute = r.attribute
+),
+near_terms AS (
+    SELECT k.row_id, k.attribute, k.start_pos, k.end_pos
+    FROM rx.terms AS k
+    SEMI JOIN occurrences AS o ON o.row_id = k.row_id AND o.attribute = k.attribute
+),
 -- (each surface's first replacement, of the surfaces found bare only: of all 118,000 replaced
 -- surfaces of the blog sample the aggregate was most of the statement's 450 MB of DuckDB memory)
 swept AS (
@@ -75,7 +91,7 @@ bare AS (
     SELECT b.*
     FROM occurrences AS b
     SEMI JOIN swept AS s ON s.person = b.person AND s.norm = b.norm
-    ANTI JOIN rx.replacements AS r
+    ANTI JOIN near_replacements AS r
         ON r.row_id = b.row_id AND r.attribute = b.attribute AND r.start_pos < b.end_pos AND b.start_pos < r.end_pos
 ),
 -- (of overlapping hits, the longest, then the earliest: "new york" over "york"; a text with glue
@@ -95,7 +111,7 @@ widened AS (
     SELECT c.row_id, c.person, c.attribute, c.norm,
            least(c.start_pos, min(k.start_pos)) AS start_pos, greatest(c.end_pos, max(k.end_pos)) AS end_pos
     FROM chosen AS c
-    LEFT JOIN rx.terms AS k
+    LEFT JOIN near_terms AS k
         ON k.row_id = c.row_id AND k.attribute = c.attribute AND k.start_pos < c.end_pos AND c.start_pos < k.end_pos
     GROUP BY c.row_id, c.person, c.attribute, c.norm, c.start_pos, c.end_pos
 )
@@ -109,5 +125,5 @@ ANTI JOIN widened AS o
    AND (o.end_pos - o.start_pos > c.end_pos - c.start_pos
         OR (o.end_pos - o.start_pos = c.end_pos - c.start_pos
             AND (o.start_pos < c.start_pos OR (o.start_pos = c.start_pos AND o.norm < c.norm))))
-ANTI JOIN rx.replacements AS r
+ANTI JOIN near_replacements AS r
     ON r.row_id = c.row_id AND r.attribute = c.attribute AND r.start_pos < c.end_pos AND c.start_pos < r.end_pos;

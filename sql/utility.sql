@@ -18,12 +18,6 @@
 -- longer than 4,096 bytes (where a substring walks the text up to its offset, once per
 -- replacement), is one window, whole, read from the release.
 
--- The number of words of the original texts.
-CREATE OR REPLACE TEMP TABLE utility_texts AS
-SELECT CAST(coalesce(sum(array_length(regexp_extract_all(text, $token))), 0) AS BIGINT) AS words
-FROM rx.texts
-WHERE text IS NOT NULL;
-
 CREATE OR REPLACE TEMP TABLE utility_windows AS
 WITH bounds AS (
     SELECT r.row_id, r.attribute, r.person, r.start_pos, r.end_pos, r.replacement, o.text,
@@ -73,24 +67,44 @@ FROM (SELECT row_id, attribute FROM overlapping
 JOIN rx.texts AS o ON o.row_id = w.row_id AND o.attribute = w.attribute
 JOIN rx.audit_texts AS r ON r.row_id = w.row_id AND r.attribute = w.attribute;
 
--- Per person and word, what the release takes away and does not give back elsewhere.
+-- Per person and word, what the release takes away and does not give back elsewhere. (Each
+-- distinct window cut into words once: on the corpus shape 2.7 million windows are 31,752
+-- distinct original ones and 2,198 released ones, most the same few surfaces and their
+-- replacements; cut one by one, they took 3 CPU s.)
 CREATE OR REPLACE TEMP TABLE utility_kept AS
-WITH removed AS (
-    SELECT person, word, count(*) AS n
-    FROM (SELECT person, unnest(regexp_extract_all(lower(original), $token)) AS word FROM utility_windows) AS w
+WITH original_windows AS (
+    SELECT person, original AS piece, count(*) AS n FROM utility_windows GROUP BY ALL
+),
+released_windows AS (
+    SELECT person, released AS piece, count(*) AS n FROM utility_windows GROUP BY ALL
+),
+-- (the words of each distinct window as a list, joined to its persons' windows and unnested
+-- there: a window that is a whole long text is joined once, not once for each of its words)
+window_words AS (
+    SELECT piece, regexp_extract_all(lower(piece), $token) AS words
+    FROM (SELECT piece FROM original_windows UNION SELECT piece FROM released_windows) AS w
+),
+removed AS (
+    SELECT person, word, sum(n) AS n
+    FROM (SELECT o.person, o.n, unnest(w.words) AS word
+          FROM original_windows AS o
+          JOIN window_words AS w ON w.piece = o.piece) AS u
     GROUP BY person, word
 ),
 added AS (
-    SELECT person, word, count(*) AS n
-    FROM (SELECT person, unnest(regexp_extract_all(lower(released), $token)) AS word FROM utility_windows) AS w
+    SELECT person, word, sum(n) AS n
+    FROM (SELECT r.person, r.n, unnest(w.words) AS word
+          FROM released_windows AS r
+          JOIN window_words AS w ON w.piece = r.piece) AS u
     GROUP BY person, word
 )
 SELECT CAST(coalesce(sum(greatest(a.n - coalesce(b.n, 0), 0)), 0) AS BIGINT) AS lost
 FROM removed AS a
 LEFT JOIN added AS b ON b.person = a.person AND b.word = a.word;
 
--- Each replacement, with the reason a user knows it by, the surface it replaced (in lower case)
--- and the number of words of that surface (the words of the original texts it replaced):
+-- The replacements, counted by the reason a user knows them by, label and the surface they
+-- replaced (utility_surfaces below lowers it and counts its words, the words of the original
+-- texts it replaced):
 -- - recoded: the part of a term that states a quasi-identifier, shown as its recoded value;
 -- - repaired: what the check before the commit still read (repair.sql);
 -- - a replaced term, by what made it a term: rare guard (label RARE), identifier (a direct
@@ -140,22 +154,28 @@ surfaces AS (
     JOIN rx.texts AS o ON o.row_id = p.row_id AND o.attribute = p.attribute
     WHERE p.surface IS NULL
 )
-SELECT label, reason, lower(surface) AS surface, array_length(regexp_extract_all(surface, $token)) AS words
+SELECT label, reason, surface
 FROM surfaces;
 
 -- Every replaced surface, per label and reason: how often it was replaced, and the words that
 -- cost.
 CREATE OR REPLACE TABLE rx.utility_surfaces AS
-SELECT surface, label, reason, count(*) AS replacements, CAST(sum(words) AS BIGINT) AS words
-FROM utility_replaced
-GROUP BY surface, label, reason;
+-- (each surface as written cut into words once: the 2.7 million replacements of the corpus
+-- shape are 33,237 surfaces, labels and reasons, and cut one by one they took 1 s. Grouped where
+-- utility_replaced is made, the joins and the grouping together could not spill: out of memory
+-- at 60 MB in tests/test_utility.py.)
+SELECT lower(surface) AS surface, label, reason, CAST(sum(n) AS BIGINT) AS replacements,
+       CAST(sum(n * array_length(regexp_extract_all(surface, $token))) AS BIGINT) AS words
+FROM (SELECT surface, label, reason, count(*) AS n FROM utility_replaced GROUP BY ALL) AS r
+GROUP BY lower(surface), label, reason;
 
 -- One row for the whole release (scope 'all'), one per label and one per reason: replacements,
 -- the words they replaced and the share of the original texts' words that is, and the three
 -- most replaced surfaces ('i' (PERSON) 11146x, ...). The row of scope 'all' has the words kept.
 CREATE OR REPLACE TABLE rx.utility AS
 WITH totals AS (
-    SELECT words FROM utility_texts
+    -- (the number of words of the original texts, counted where corpus_needles.sql cuts them)
+    SELECT words FROM rx.text_words
 ),
 groups AS (
     SELECT 'all' AS scope, CAST(NULL AS VARCHAR) AS name, surface, label, sum(replacements) AS replacements,
