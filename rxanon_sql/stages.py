@@ -27,7 +27,7 @@ STAGES = (
                    "`udfs/find.py`, `udfs/find_needles.py`, `udfs/find_read.py`, `udfs/arrow_pack.py`, `udfs/glue.py`",
           "`terms.sql`, `identifiers.sql`, `identifier_values.sql`, `corpus_needles.sql`, `mention_needles.sql`, "
           "`propagate.sql`, `resolve_matches.sql`, `propagate_terms.sql`",
-          writes="`rx.texts`, `rx.identifier_values`, `rx.common_words`, `rx.name_words` (and the run's temporary `terms_found`; `propagate.sql`'s per-person pass over the texts also finds linking's value mentions)"),
+          writes="`rx.texts`, `rx.identifier_values`, `rx.common_words`, `rx.name_words`, `rx.text_words` (and the run's temporary `terms_found`; `propagate.sql`'s per-person pass over the texts also finds linking's value mentions)"),
     Stage("linking", "`linking.py`", "`linking.sql`",
           writes="`rx.terms`, `rx.bare_occurrences` (occurrences of a person's surfaces that no term holds: the sweep's)"),
     Stage("persons", "`persons.py`", "`persons.sql`",
