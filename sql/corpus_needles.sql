@@ -41,9 +41,22 @@
 --
 -- Every person's words as written, with how often: the texts are cut into words once, here, for
 -- step 0 and for the guard's words (3.). (Each cut reads every text: 8 s on the corpus shape.)
+-- The texts are cut at the spaces, which no word holds, and each distinct piece into words once:
+-- a person's words are those of their pieces, as often as the pieces (the corpus shape: 5.5 ->
+-- 3.5 CPU s, its 32 million words being far fewer distinct pieces).
 CREATE OR REPLACE TEMP TABLE person_tokens AS
-SELECT person, written, count(*) AS n
-FROM (SELECT person, unnest(regexp_extract_all(text, $token)) AS written FROM rx.texts) AS u
+WITH person_pieces AS (
+    SELECT person, piece, count(*) AS n
+    FROM (SELECT person, unnest(string_split(text, ' ')) AS piece FROM rx.texts) AS u
+    GROUP BY ALL
+),
+piece_words AS (
+    SELECT piece, unnest(regexp_extract_all(piece, $token)) AS written
+    FROM (SELECT DISTINCT piece FROM person_pieces) AS d
+)
+SELECT p.person, w.written, CAST(sum(p.n) AS BIGINT) AS n
+FROM person_pieces AS p
+JOIN piece_words AS w ON w.piece = p.piece
 GROUP BY ALL;
 
 -- The number of words of the texts, the base of the words kept (utility.sql): counted from this

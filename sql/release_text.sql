@@ -12,10 +12,20 @@ SELECT row_id, attribute, text FROM rx.audit_texts WHERE text IS NOT NULL;
 -- replacements of one dense text met each other all, in the square of their number. (NOT EXISTS
 -- with the overlap conditions is planned as two joins.)
 CREATE OR REPLACE TABLE rx.released_spans AS
-WITH term_buckets AS (
+-- A term at the very place of a replacement overlaps it (most terms: 2.5 of 3.7 million on the
+-- corpus shape), told by one equality join; only the others go through the buckets (the
+-- statement: 3.9 -> 2.9 CPU s there). (An empty span overlaps nothing, not even its own place.)
+WITH unreplaced AS (
+    SELECT t.row_id, t.attribute, t.start_pos, t.end_pos
+    FROM rx.terms AS t
+    ANTI JOIN rx.replacements AS r
+        ON r.row_id = t.row_id AND r.attribute = t.attribute AND r.start_pos = t.start_pos AND r.end_pos = t.end_pos
+       AND t.start_pos < t.end_pos
+),
+term_buckets AS (
     SELECT row_id, attribute, start_pos, end_pos,
            unnest(range(start_pos // 256, greatest(end_pos - 1, start_pos) // 256 + 1)) AS bucket
-    FROM rx.terms
+    FROM unreplaced
 ),
 replacement_buckets AS (
     SELECT row_id, attribute, start_pos, end_pos,
@@ -36,7 +46,7 @@ spans AS (
     FROM rx.replacements
     UNION ALL
     SELECT t.row_id, t.attribute, t.start_pos, t.end_pos, t.end_pos - t.start_pos, 'term'
-    FROM rx.terms AS t
+    FROM unreplaced AS t
     ANTI JOIN overlapped AS o
         ON o.row_id = t.row_id AND o.attribute = t.attribute AND o.start_pos = t.start_pos AND o.end_pos = t.end_pos
 ),

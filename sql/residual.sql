@@ -37,38 +37,43 @@
 -- dataset and checks against rx.release row for row; the audit gives each row its person.
 
 -- The dictionary words that some original text writes with a capital inside a sentence.
+-- (each distinct run cut into words once, as corpus_needles.sql does: the corpus shape, 1.9 ->
+-- 1.1 CPU s)
 CREATE OR REPLACE TEMP TABLE residual_capitalised_inside AS
 SELECT DISTINCT lower(word) AS word
 FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
-      FROM (SELECT unnest(regexp_extract_all(text, $inside)) AS capitals
+      FROM (SELECT DISTINCT unnest(regexp_extract_all(text, $inside)) AS capitals
             FROM residual_originals
             WHERE text IS NOT NULL) AS r) AS w;
 
 -- Every token of the released texts that can name someone, where it stands. The brackets are
 -- matched only to tell a label from a word: "[24-36]" gives "24" and "36", "[PERSON]" nothing.
--- Whether a written form can name someone is decided once per distinct form (29,000 forms for
--- the 2.6 million tokens of the blog sample: half the statement's time went to judging each
--- token again); the tokens are then those of the forms that can. The texts' forms, their
--- distinct forms and the tokens are three statements: a filter on a form (its length) is
--- otherwise pushed below the DISTINCT and run on every token (on the corpus shape 7.5 of the
--- 17 CPU s of the statement that did all three).
+-- The texts are cut at the spaces, which no form holds, and each distinct piece is matched once:
+-- a text's forms are its pieces' forms in order (the corpus shape: 4.5 CPU s of matches over the
+-- texts against 1.2 for the cut; its pieces repeat, 2,700 distinct ones). Whether a written form
+-- can name someone is decided once per form of a distinct piece, not per token (the blog sample:
+-- 157,000 of them for 2.6 million tokens; judging each token took half the statement's time);
+-- the tokens are then those of the pieces whose forms can. The pieces, their distinct forms and the tokens
+-- are three statements: a filter on a form (its length) is otherwise pushed below the DISTINCT
+-- and run on every piece (on the corpus shape 7.5 of the 17 CPU s of a statement that did all three).
 CREATE OR REPLACE TEMP TABLE residual_released_forms AS
-SELECT row_id, person, attribute, regexp_extract_all(text, $bracketed_token) AS forms
+SELECT row_id, person, attribute, string_split(text, ' ') AS pieces
 FROM rx.audit_texts
 WHERE text IS NOT NULL;
 
+-- (a piece of no form, "" between two spaces or "--", has no row)
 CREATE OR REPLACE TEMP TABLE residual_distinct_forms AS
-SELECT DISTINCT unnest(forms) AS bracketed
-FROM residual_released_forms;
+SELECT piece, unnest(regexp_extract_all(piece, $bracketed_token)) AS bracketed
+FROM (SELECT DISTINCT unnest(pieces) AS piece FROM residual_released_forms) AS p;
 
--- (unnest in the select list: a lateral join copies each text along with each of its tokens.)
+-- (unnest in the select list: a lateral join copies each text along with each of its pieces.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
 WITH naming_forms AS (
-    SELECT t.bracketed, t.token, t.written
+    SELECT t.piece, t.token, t.written
     FROM (
-        SELECT bracketed, lower(written) AS token, written
+        SELECT piece, lower(written) AS token, written
         FROM (
-            SELECT bracketed, trim(bracketed, '[]') AS written
+            SELECT piece, trim(bracketed, '[]') AS written
             FROM residual_distinct_forms
             WHERE NOT (bracketed LIKE '[%]')
         ) AS w
@@ -81,8 +86,8 @@ WITH naming_forms AS (
     WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'))
 )
 SELECT o.row_id, o.person, o.attribute, n.token, n.written
-FROM (SELECT row_id, person, attribute, unnest(forms) AS bracketed FROM residual_released_forms) AS o
-JOIN naming_forms AS n ON n.bracketed = o.bracketed;
+FROM (SELECT row_id, person, attribute, unnest(pieces) AS piece FROM residual_released_forms) AS o
+JOIN naming_forms AS n ON n.piece = o.piece;
 
 -- Every capitalised sequence of the released texts. (The pattern's own first letter could start
 -- inside a word, "iPhone Pro" giving "Phone Pro"; $sequence matches it after a non-word
