@@ -67,8 +67,11 @@ SELECT piece, unnest(regexp_extract_all(piece, $bracketed_token)) AS bracketed
 FROM (SELECT DISTINCT unnest(pieces) AS piece FROM residual_released_forms) AS p;
 
 -- (unnest in the select list: a lateral join copies each text along with each of its pieces.)
+-- (naming_forms materialized: else the optimizer joins every piece to every form first and
+-- drops the common and dictionary words after, on each of the blog sample's 2.6 million pieces:
+-- 0.74 s against 0.12.)
 CREATE OR REPLACE TEMP TABLE residual_released AS
-WITH naming_forms AS (
+WITH naming_forms AS MATERIALIZED (
     SELECT t.piece, t.token, t.written
     FROM (
         SELECT piece, lower(written) AS token, written
