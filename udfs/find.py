@@ -67,6 +67,7 @@ def _search(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple
         # each run of texts of one group that holds RUN_CHARS searched with the group's own
         # automaton; the shorter runs together, with an automaton of their groups' needles
         size = read.ends[[hi - 1 for _, hi in runs]] - read.starts[[lo for lo, _ in runs]]
+        short = [run for run, chars in zip(runs, size.tolist()) if chars < RUN_CHARS]
         for (lo, hi), chars in zip(runs, size.tolist()):
             if chars < RUN_CHARS:
                 continue
@@ -76,10 +77,9 @@ def _search(read: ReadTexts, group_of_text: np.ndarray, table: Needles) -> tuple
                 continue
             text, start, end, norm = _matches(read.part([(lo, hi)]), group_of_text[texts], table, automaton, forms)
             found.append((texts[text], start, end, norm))
-        short = [run for run, chars in zip(runs, size.tolist()) if chars < RUN_CHARS]
         if short:
             pooled = read.part(short)
-            texts = read.fast[np.concatenate([np.arange(lo, hi) for lo, hi in short])]
+            texts = read.fast[pooled.at]
             automaton, forms = table.of_groups(np.unique(group_of_text[texts]))
             if automaton is not None:
                 text, start, end, norm = _matches(pooled, group_of_text[texts], table, automaton, forms)

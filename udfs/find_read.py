@@ -189,7 +189,8 @@ class ReadTexts:
         part = object.__new__(ReadTexts)
         part.texts = None
         part.apart = np.zeros(0, dtype=np.int64)
-        at = np.concatenate([np.arange(lo, hi) for lo, hi in runs]) if len(runs) > 1 else np.arange(*runs[0])
+        # (`at`: the part's texts' places in this reading's fast)
+        part.at = at = np.concatenate([np.arange(lo, hi) for lo, hi in runs]) if len(runs) > 1 else np.arange(*runs[0])
         part.fast = np.arange(len(at), dtype=np.int64)
         lengths = self.ends[at] - self.starts[at]
         part.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
