@@ -81,6 +81,24 @@ def test_every_whole_word_occurrence_is_found(parts, needle_words):
     assert got == expected
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.lists(st.tuples(_WORDS, _SEPS), max_size=6)
+                          .map(lambda ps: "".join(w + sep for w, sep in ps))), max_size=12),
+       st.integers(1, 40))
+def test_a_search_in_pieces_finds_what_one_search_finds(texts, piece):
+    """search() cuts its texts into pieces of about PIECE_CHARS characters (memory): the same
+    matches, at the same texts, as one search of them all."""
+    import udfs.corpus as corpus
+    s = CorpusSearcher(["ann lee", "jo", "zoë", "x", "über"])
+    whole = s._search(texts)
+    saved, corpus.PIECE_CHARS = corpus.PIECE_CHARS, piece
+    try:
+        cut = s.search(texts)
+    finally:
+        corpus.PIECE_CHARS = saved
+    assert [a.tolist() for a in cut] == [a.tolist() for a in whole]
+
+
 def test_resolve_keeps_the_longest_then_whatever_overlaps_nothing_kept():
     from udfs.corpus import resolve_arrow
     m = lambda s, e, n: {"start_pos": s, "end_pos": e, "needle": n}  # noqa: E731
