@@ -100,6 +100,27 @@ def test_default_memory_limit(tmp_path):
     con.close()
 
 
+@pytest.mark.parametrize("name", ["blog.duckdb", "My \"db\" 's.v2.duckdb", "memory.duckdb"])
+def test_apply_writes_small_row_groups_under_the_files_own_name(tmp_path, name):
+    """apply's connection opens the file as duckdb.connect does (its catalogue name, its temporary
+    files beside it, no other database) but writes row groups of ROW_GROUP_ROWS, so that DuckDB's
+    threads share a table of a few thousand rows; a file DuckDB names "memory" is opened as it is."""
+    from rxanon_sql.engines.duckdb import ROW_GROUP_ROWS, connect
+    db = str(tmp_path / name)
+    plain = duckdb.connect(db)
+    own_name = plain.execute("SELECT current_database()").fetchall()[0][0]
+    plain.execute(f"CREATE TABLE t AS SELECT range AS i FROM range({3 * ROW_GROUP_ROWS})")
+    plain.close()
+    con = connect(db, confined=True)
+    assert con.execute("SELECT current_database(), current_setting('temp_directory')").fetchall() == [
+        (own_name, f"{tmp_path / name}.tmp")]
+    assert [r[0] for r in con.execute("SELECT database_name FROM duckdb_databases() WHERE NOT internal").fetchall()] == [own_name]
+    con.execute("CREATE TABLE u AS SELECT * FROM t")
+    groups = con.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('u')").fetchall()[0][0]
+    assert groups == (1 if own_name == "memory" else 3)
+    con.close()
+
+
 def test_retuning_keeps_the_stages_before_partitioning(tmp_path):
     db, config = demo_files(tmp_path)
     kept = "its join, terms, linking and persons were kept"
