@@ -210,7 +210,7 @@ def register_find_corpus(con: duckdb.DuckDBPyConnection, on_rows=None):
 
 
 
-# Text (bytes) that one batch of a search over persons' texts groups at once (run_file, $batch).
+# Text (bytes) that one batch of a search over persons' texts groups at once (run_file's batches).
 # A batch holds its texts in memory while it groups them by person: smaller batches hold less
 # at once, at the cost of one more run of the statement each.
 SEARCH_BATCH_BYTES = 32 << 20
@@ -254,7 +254,7 @@ def build_terms(con: duckdb.DuckDBPyConnection, cfg: Config, types: dict[str, st
     run_file(con, "mention_needles", cfg.schema)
     register_find_texts_own(con)
     for name in ("propagate", "resolve_matches", "propagate_terms"):
-        run_file(con, name, cfg.schema, batches=batches)
+        run_file(con, name, cfg.schema, batches=batches, batch_table="person_batches")
     # (DuckDB has run every statement that reads rx_find_corpus; an engine that runs them later,
     # reading views, keeps the searcher)
     if isinstance(con, duckdb.DuckDBPyConnection):

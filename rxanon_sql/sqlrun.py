@@ -155,16 +155,24 @@ def run_file(con: duckdb.DuckDBPyConnection, name: str, schema: str = "rx", cach
     Returns the connection with the last statement's result, for a file that ends in a query.
     `cached`, `expand`: as for statements().
 
-    A statement that uses $batch runs once for each batch from 0 to $batches - 1 (the caller
-    gives batches): it handles the persons of batch $batch (propagate.sql's person_batches), so
-    that one statement never holds all the texts at once."""
+    A statement that uses $first_person and $last_person runs once for each batch from 0 to
+    $batches - 1 (the caller gives batches, and batch_table, the table of each batch's
+    first_person and last_person, which the file writes before): it handles the persons of that
+    batch (propagate.sql's person_batches), so that one statement never holds all the texts at
+    once. (Constants, not a subquery of batch_table: DuckDB then skips the row groups of the
+    other batches' texts, which lie in person order.)"""
     result = con
     for i, (sql, names) in enumerate(statements(name, schema, cached, expand)):
-        missing = [n for n in names if n not in params and n != "batch"]
+        missing = [n for n in names if n not in params and n not in ("first_person", "last_person")]
         if missing:
             raise KeyError(f"sql/{name}.sql needs parameters {missing}")
-        for batch in range(params["batches"]) if "batch" in names else (None,):
-            values = {**params, "batch": batch}
+        for batch in range(params["batches"]) if "first_person" in names else (None,):
+            values = dict(params)
+            if batch is not None:
+                # (no row: a batch without persons, and no text between NULL and NULL)
+                bounds = _execute(con, f"SELECT first_person, last_person FROM {params['batch_table']} WHERE batch = $batch",
+                                  {"batch": batch}, f"{name}.sql batch {batch} bounds").fetchall()
+                values["first_person"], values["last_person"] = bounds[0] if bounds else (None, None)
             label = f"{name}.sql #{i + 1}" + (f" batch {batch}" if batch is not None else "")
             result = _execute(con, sql, {n: values[n] for n in names} if names else None, label)
     return result

@@ -216,7 +216,8 @@ def verify(con: duckdb.DuckDBPyConnection, schema: str = "rx", k: int | None = N
     v.l, v.t = cfg.l, cfg.t
     v.undiverse = failing_classes(con, cfg)
     run_file(con, "shown_terms", schema, cached=False)
-    v.leaks = run_file(con, "leaks", schema, cached=False, batches=search_batches(con, cfg)).fetchall()
+    v.leaks = run_file(con, "leaks", schema, cached=False, batches=search_batches(con, cfg),
+                      batch_table="leak_batches").fetchall()
     # No direct identifier value anywhere in the public release, in any column.
     register_identifier_search(con, schema)
     release = table("release", schema).sql("duckdb")

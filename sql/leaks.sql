@@ -10,7 +10,7 @@
 -- The same search finds the direct-identifier values searched only in their own person's texts
 -- (rx.person_identifier_values: "lw", "48"), which identifier_leaks.sql counts from leak_hits: a
 -- value written out outside a replacement ("48" of a recoded "[48-52]" is none).
--- The persons go in batches (sqlrun.run_file, $batch), runs of persons in their order with about
+-- The persons go in batches (sqlrun.run_file), runs of persons in their order with about
 -- a $batches-th of the released text each (as propagate.sql's person_batches): grouping every
 -- released text by person at once held 0.5 GB more than DuckDB's memory limit counts on the blog
 -- corpus shape (19,320 persons, 163 MB of text), at the check, where the run's memory peaked.
@@ -54,8 +54,7 @@ WITH term_needles AS (
       -- corpus_needles.sql; one that the rare guard replaced, or a repair, is the term everywhere)
       AND NOT (regexp_matches(r.norm, '^[0-9]{1,2}$') AND r.label <> 'RARE' AND r.reason <> 'repaired')
       -- (the batch's persons: every later join is on the person of a text of the batch)
-      AND r.person BETWEEN (SELECT first_person FROM leak_batches WHERE batch = $batch)
-                       AND (SELECT last_person FROM leak_batches WHERE batch = $batch)
+      AND r.person BETWEEN $first_person AND $last_person
 ),
 leak_needles AS (
     SELECT person, list_sort(array_agg(DISTINCT norm)) AS needles
@@ -70,8 +69,7 @@ person_texts AS MATERIALIZED (
     FROM rx.audit_texts AS r
     SEMI JOIN leak_needles AS n ON n.person = r.person
     WHERE r.text IS NOT NULL
-      AND r.person BETWEEN (SELECT first_person FROM leak_batches WHERE batch = $batch)
-                       AND (SELECT last_person FROM leak_batches WHERE batch = $batch)
+      AND r.person BETWEEN $first_person AND $last_person
 ),
 found AS MATERIALIZED (
     SELECT u.m.id AS text_id, u.m.start_pos, u.m.end_pos, u.m.needle

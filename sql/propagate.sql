@@ -51,8 +51,7 @@ WITH person_texts AS (
     SELECT t.person, array_agg(struct_pack(id := t.text_id, text := t.text, own := CAST(n.set_id AS INTEGER))) AS items
     FROM rx.texts AS t
     LEFT JOIN mention_needles AS n ON n.row_id = t.row_id
-    WHERE t.person BETWEEN (SELECT first_person FROM person_batches WHERE batch = $batch)
-                       AND (SELECT last_person FROM person_batches WHERE batch = $batch)
+    WHERE t.person BETWEEN $first_person AND $last_person
       AND n.set_id IS NOT NULL
     GROUP BY t.person
 )

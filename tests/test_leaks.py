@@ -21,7 +21,7 @@ def test_the_leak_hits_do_not_depend_on_the_batches(demo_con_rw):
     run_file(con, "shown_terms", "rx", cached=False)
     found = {}
     for batches in (1, 2, 3, persons, persons + 3):
-        leaks = run_file(con, "leaks", "rx", cached=False, batches=batches).fetchall()
+        leaks = run_file(con, "leaks", "rx", cached=False, batches=batches, batch_table="leak_batches").fetchall()
         found[batches] = (sorted(con.execute(HITS).fetchall(), key=repr), sorted(leaks, key=repr))
     hits, leaks = found[1]
     assert persons >= 4 and len({h[1] for h in hits}) == persons and leaks
