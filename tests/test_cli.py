@@ -101,24 +101,33 @@ def test_default_memory_limit(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["blog.duckdb", "My \"db\" 's.v2.duckdb", "memory.duckdb"])
-def test_apply_writes_small_row_groups_under_the_files_own_name(tmp_path, name):
+def test_apply_writes_row_groups_sized_by_its_source_under_the_files_own_name(tmp_path, name):
     """apply's connection opens the file as duckdb.connect does (its catalogue name, its temporary
-    files beside it, no other database) but writes row groups of ROW_GROUP_ROWS, so that DuckDB's
-    threads share a table of a few thousand rows; a file DuckDB names "memory" is opened as it is."""
-    from rxanon_sql.engines.duckdb import ROW_GROUP_ROWS, connect
+    files beside it, no other database); a source of fewer rows than DuckDB's row group per thread
+    is written in smaller groups, one per thread at least, so that DuckDB's threads share its
+    tables. A file DuckDB names "memory" is opened as it is."""
+    from rxanon_sql.engines.duckdb import DEFAULT_ROW_GROUP, connect, row_group_rows
+    assert row_group_rows(13_360, 2) == 8192 and row_group_rows(13_360, 4) == 4096
+    assert row_group_rows(9, 2) == 2048 and row_group_rows(681_288, 2) == row_group_rows(None, 2) == DEFAULT_ROW_GROUP
     db = str(tmp_path / name)
     plain = duckdb.connect(db)
     own_name = plain.execute("SELECT current_database()").fetchall()[0][0]
-    plain.execute(f"CREATE TABLE t AS SELECT range AS i FROM range({3 * ROW_GROUP_ROWS})")
+    plain.execute("CREATE TABLE Posts AS SELECT range AS i FROM range(12000)")
     plain.close()
-    con = connect(db, confined=True)
-    assert con.execute("SELECT current_database(), current_setting('temp_directory')").fetchall() == [
-        (own_name, f"{tmp_path / name}.tmp")]
-    assert [r[0] for r in con.execute("SELECT database_name FROM duckdb_databases() WHERE NOT internal").fetchall()] == [own_name]
-    con.execute("CREATE TABLE u AS SELECT * FROM t")
-    groups = con.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('u')").fetchall()[0][0]
-    assert groups == (1 if own_name == "memory" else 3)
-    con.close()
+
+    def groups(relations):
+        con = connect(db, confined=True, relations=relations)
+        assert con.execute("SELECT current_database(), current_setting('temp_directory')").fetchall() == [
+            (own_name, f"{tmp_path / name}.tmp")]
+        assert [r[0] for r in con.execute("SELECT database_name FROM duckdb_databases() WHERE NOT internal").fetchall()] \
+            == [own_name]
+        con.execute("CREATE OR REPLACE TABLE copied AS SELECT * FROM posts")
+        n = con.execute("SELECT count(DISTINCT row_group_id) FROM pragma_storage_info('copied')").fetchall()[0][0]
+        con.close()
+        return n
+    threads = duckdb.connect().execute("SELECT current_setting('threads')").fetchall()[0][0]
+    assert groups(("main.posts",)) == (1 if own_name == "memory" else -(-12000 // row_group_rows(12000, threads)))
+    assert groups(()) == groups(("absent",)) == 1
 
 
 def test_retuning_keeps_the_stages_before_partitioning(tmp_path):

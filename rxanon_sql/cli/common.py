@@ -43,20 +43,21 @@ def fail(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def open_database(db: str, read_only: bool = False, confined: bool = False, memory_limit: str | None = None):
+def open_database(db: str, read_only: bool = False, confined: bool = False, memory_limit: str | None = None,
+                  relations: tuple[str, ...] = ()):
     """The DuckDB file (engines/duckdb.py), closed when the command ends, error exits included,
     so that no file lock outlives it: not at the process's exit, since a program or test may run
     many commands in one process."""
-    con = connect(db, read_only, confined, memory_limit)
+    con = connect(db, read_only, confined, memory_limit, relations)
     click.get_current_context().call_on_close(con.close)
     return con
 
 
 def open_connection(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False,
-                    confined: bool = True, memory_limit=None):
+                    confined: bool = True, memory_limit=None, relations: tuple[str, ...] = ()):
     """The connection of a command that reads or writes a release, on either engine, closed as
     open_database's."""
-    con = open_engine(db, engine, spark_master, inputs, read_only, confined, memory_limit)
+    con = open_engine(db, engine, spark_master, inputs, read_only, confined, memory_limit, relations)
     click.get_current_context().call_on_close(con.close)
     return con
 

@@ -81,7 +81,8 @@ def apply_cmd(db: str, config_path: str, k, lam, l_, t_, strategy, schema, worke
                                                   workers=workers, operator=operator)
     if memory_limit is None:
         memory_limit = functools.partial(default_memory_limit, cfg=cfg)
-    con = open_connection(db, engine, spark_master, inputs, confined=not allow_external_access, memory_limit=memory_limit)
+    con = open_connection(db, engine, spark_master, inputs, confined=not allow_external_access, memory_limit=memory_limit,
+                          relations=cfg.relations)
     with readable(db):
         report = run_apply(con, cfg, quiet=quiet, reuse=not rebuild)
     console.print_run(report)
@@ -113,7 +114,7 @@ def sweep_cmd(db: str, config_path: str, ks: str, lams: str, gdf: bool, schema, 
     from ..grid import grid, parse_ks, parse_lambdas, sweep, sweep_rows
     cfg = load_config(config_path).with_overrides(schema=schema, workers=workers)
     settings = grid(cfg, parse_ks(ks), parse_lambdas(lams), gdf)
-    con = open_database(db, confined=not allow_external_access)
+    con = open_database(db, confined=not allow_external_access, relations=cfg.relations)
     bar = None if quiet or not sys.stderr.isatty() else console.SweepBar(sys.stderr, len(settings))
     with readable(db):
         try:

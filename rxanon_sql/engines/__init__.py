@@ -9,14 +9,15 @@ from .duckdb import connect, writable
 
 
 def open_engine(db: str, engine: str, spark_master: str, inputs: tuple[str, ...], read_only: bool = False,
-                confined: bool = True, memory_limit=None):
+                confined: bool = True, memory_limit=None, relations: tuple[str, ...] = ()):
     """The connection a command runs against: a DuckDB file (confined, as duckdb.connect), or a
     Spark session on a release folder (which reads files only as --input, spark.session).
-    `memory_limit`: DuckDB's, or a function of the database that gives it (engines.duckdb.connect)."""
+    `memory_limit`: DuckDB's, or a function of the database that gives it; `relations`: the run's
+    source (engines.duckdb.connect)."""
     if engine == "duckdb":
         if inputs:
             raise InputError("--input is read with --engine spark only; load a file into DuckDB with `rxanon-sql load`")
-        return connect(db, read_only, confined, memory_limit)
+        return connect(db, read_only, confined, memory_limit, relations)
     try:
         # (for start-up time: Spark's modules load only for --engine spark)
         from .spark import open_release

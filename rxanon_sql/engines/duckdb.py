@@ -7,7 +7,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import duckdb
 
@@ -54,36 +54,58 @@ def default_memory_limit(con: duckdb.DuckDBPyConnection, cfg) -> str | None:
     return None if n is None else scaled_memory_limit(n)
 
 
-# Tables written in row groups of 8,192 rows, not DuckDB's 122,880: DuckDB hands its threads
-# whole row groups, so every statement over the blog sample's 13,360 texts ran on one core while
-# the other idled (docs/benchmark-history.md: 12.1 -> 11.1 s). The corpus shape's tables have
-# dozens of row groups either way.
-ROW_GROUP_ROWS = 8192
+# DuckDB hands its threads whole row groups (122,880 rows by default), so every statement over
+# the blog sample's 13,360 texts ran on one core while the other idled. A run over fewer rows
+# than that per thread writes its tables in smaller groups, one per thread at least: the blog
+# sample at 8,192 rows, 12.7 -> 11.2 s. A larger one keeps DuckDB's: at 8,192 rows the corpus
+# shape took 4 CPU s more (docs/benchmark-history.md, ninth round).
+DEFAULT_ROW_GROUP = 122_880
+VECTOR = 2048           # (DuckDB's row groups are whole vectors)
 
 
-def _attached(db: str) -> duckdb.DuckDBPyConnection:
+def row_group_rows(rows: int | None, threads: int) -> int:
+    """Rows per row group for a run whose source has `rows` rows (None: not known)."""
+    if not rows:
+        return DEFAULT_ROW_GROUP
+    per_thread = -(-rows // max(threads, 1))
+    return min(DEFAULT_ROW_GROUP, -(-per_thread // VECTOR) * VECTOR)
+
+
+def _attached(db: str, relations: Sequence[str]) -> duckdb.DuckDBPyConnection:
     """The database for writing, as duckdb.connect(db) opens it (same catalogue name, temporary
-    files beside it) but with ROW_GROUP_ROWS, an option of ATTACH only. A file that DuckDB would
-    name "memory", the name of the connection's own database, is opened as it is."""
+    files beside it, no other database), with row groups sized by row_group_rows for the largest
+    of `relations` that is a table of the file (ROW_GROUP_SIZE is an option of ATTACH only; the
+    sizes are the catalogue's, read before the connection is confined: no view runs). A file
+    that DuckDB would name "memory", the name of the connection's own database, is opened as
+    duckdb.connect opens it."""
     con = duckdb.connect()
     try:
-        con.execute(f"ATTACH ? (ROW_GROUP_SIZE {ROW_GROUP_ROWS})", [db])
+        con.execute("ATTACH ?", [db])
     except duckdb.BinderException:
         con.close()
         return duckdb.connect(db)
     name = con.execute("SELECT database_name FROM duckdb_databases() WHERE path IS NOT NULL").fetchall()[0][0]
-    con.execute(f"USE {ident(name).sql('duckdb')}")
+    quoted = ident(name).sql("duckdb")
+    rows = con.execute("SELECT max(estimated_size) FROM duckdb_tables() WHERE database_name = ? AND "
+                       "lower(table_name) IN (SELECT lower(unnest(CAST(? AS VARCHAR[]))))",
+                       [name, [r.split(".")[-1] for r in relations]]).fetchall()[0][0]
+    size = row_group_rows(rows, con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+    if size < DEFAULT_ROW_GROUP:
+        con.execute(f"DETACH {quoted}")
+        con.execute(f"ATTACH ? AS {quoted} (ROW_GROUP_SIZE {size})", [db])
+    con.execute(f"USE {quoted}")
     con.execute("DETACH memory")
     con.execute("SET temp_directory = ?", [f"{os.path.abspath(db)}.tmp"])
     return con
 
 
 def connect(db: str, read_only: bool = False, confined: bool = False,
-            memory_limit: str | Callable[[duckdb.DuckDBPyConnection], str | None] | None = None
-            ) -> duckdb.DuckDBPyConnection:
+            memory_limit: str | Callable[[duckdb.DuckDBPyConnection], str | None] | None = None,
+            relations: Sequence[str] = ()) -> duckdb.DuckDBPyConnection:
     """The database; `confined`: able to read its own tables only (sqlrun.confine), after
     `memory_limit` is set, since the configuration is then locked. A callable `memory_limit`
-    gives it from the database, read already confined (None: DuckDB's default)."""
+    gives it from the database, read already confined (None: DuckDB's default). `relations`:
+    the run's source, whose size sets the row groups a writing connection writes (_attached)."""
     if read_only and not Path(db).exists():
         raise InputError(f"database {db!r} not found")
     if not read_only:
@@ -96,7 +118,7 @@ def connect(db: str, read_only: bool = False, confined: bool = False,
             raise InputError(f"database {db!r}: cannot write in its directory {str(Path(db).parent)!r} "
                              f"({e.strerror}), where DuckDB keeps its journal") from None
     try:
-        con = duckdb.connect(db, read_only=True) if read_only else _attached(db)
+        con = duckdb.connect(db, read_only=True) if read_only else _attached(db, relations)
     except duckdb.Error as e:
         raise InputError(f"cannot open database {db!r}: {str(e).splitlines()[0]}") from None
     if confined:
