@@ -84,18 +84,25 @@ def _attached(db: str, relations: Sequence[str]) -> duckdb.DuckDBPyConnection:
     except duckdb.BinderException:
         con.close()
         return duckdb.connect(db)
-    name = con.execute("SELECT database_name FROM duckdb_databases() WHERE path IS NOT NULL").fetchall()[0][0]
-    quoted = ident(name).sql("duckdb")
-    rows = con.execute("SELECT max(estimated_size) FROM duckdb_tables() WHERE database_name = ? AND "
-                       "lower(table_name) IN (SELECT lower(unnest(CAST(? AS VARCHAR[]))))",
-                       [name, [r.split(".")[-1] for r in relations]]).fetchall()[0][0]
-    size = row_group_rows(rows, con.execute("SELECT current_setting('threads')").fetchall()[0][0])
-    if size < DEFAULT_ROW_GROUP:
-        con.execute(f"DETACH {quoted}")
-        con.execute(f"ATTACH ? AS {quoted} (ROW_GROUP_SIZE {size})", [db])
-    con.execute(f"USE {quoted}")
-    con.execute("DETACH memory")
-    con.execute("SET temp_directory = ?", [f"{os.path.abspath(db)}.tmp"])
+    except duckdb.Error:
+        con.close()
+        raise
+    try:
+        name = con.execute("SELECT database_name FROM duckdb_databases() WHERE path IS NOT NULL").fetchall()[0][0]
+        quoted = ident(name).sql("duckdb")
+        rows = con.execute("SELECT max(estimated_size) FROM duckdb_tables() WHERE database_name = ? AND "
+                           "lower(table_name) IN (SELECT lower(unnest(CAST(? AS VARCHAR[]))))",
+                           [name, [r.split(".")[-1] for r in relations]]).fetchall()[0][0]
+        size = row_group_rows(rows, con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        if size < DEFAULT_ROW_GROUP:
+            con.execute(f"DETACH {quoted}")
+            con.execute(f"ATTACH ? AS {quoted} (ROW_GROUP_SIZE {size})", [db])
+        con.execute(f"USE {quoted}")
+        con.execute("DETACH memory")
+        con.execute("SET temp_directory = ?", [f"{os.path.abspath(db)}.tmp"])
+    except duckdb.Error:
+        con.close()
+        raise
     return con
 
 
