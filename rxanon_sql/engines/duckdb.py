@@ -57,7 +57,7 @@ def default_memory_limit(con: duckdb.DuckDBPyConnection, cfg) -> str | None:
 # DuckDB hands its threads whole row groups (122,880 rows by default), so every statement over
 # the blog sample's 13,360 texts ran on one core while the other idled. A run over fewer rows
 # than that per thread writes its tables in smaller groups, one per thread at least: the blog
-# sample at 8,192 rows, 12.7 -> 11.2 s. A larger one keeps DuckDB's: at 8,192 rows the corpus
+# sample at 8,192 rows, 12.1 -> 11.1 s. A larger one keeps DuckDB's: at 8,192 rows the corpus
 # shape took 4 CPU s more (docs/benchmark-history.md, ninth round).
 DEFAULT_ROW_GROUP = 122_880
 VECTOR = 2048           # (DuckDB's row groups are whole vectors)
