@@ -175,11 +175,15 @@ class ReadTexts:
         self.apart = np.flatnonzero(wanted & apart)
         self.fast = np.flatnonzero(wanted & ~apart)
         chosen = texts.take(pa.array(self.fast)).to_pylist() if len(self.fast) else []
-        lengths = np.fromiter(map(len, chosen), dtype=np.int64, count=len(chosen))
+        self._join(chosen, np.fromiter(map(len, chosen), dtype=np.int64, count=len(chosen)))
+
+    def _join(self, pieces: list[str], lengths: np.ndarray) -> None:
+        """joined: the pieces, each one text or a run of texts already joined by newlines, joined
+        by newlines; `lengths`: those of the texts, in order."""
         self.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
         self.ends = self.starts + lengths
-        self.joined = "\n".join(chosen)
-        self.any = bool(chosen)
+        self.joined = "\n".join(pieces)
+        self.any = len(lengths) > 0
 
     def part(self, runs: list[tuple[int, int]]) -> ReadTexts:
         """The texts of the runs fast[lo:hi] read on their own, cut from this reading's joined
@@ -192,11 +196,8 @@ class ReadTexts:
         # (`at`: the part's texts' places in this reading's fast)
         part.at = at = np.concatenate([np.arange(lo, hi) for lo, hi in runs]) if len(runs) > 1 else np.arange(*runs[0])
         part.fast = np.arange(len(at), dtype=np.int64)
-        lengths = self.ends[at] - self.starts[at]
-        part.starts = np.concatenate(([0], np.cumsum(lengths + 1)))[:-1]
-        part.ends = part.starts + lengths
-        part.joined = "\n".join(self.joined[int(self.starts[lo]):int(self.ends[hi - 1])] for lo, hi in runs)
-        part.any = len(at) > 0
+        part._join([self.joined[int(self.starts[lo]):int(self.ends[hi - 1])] for lo, hi in runs],
+                   self.ends[at] - self.starts[at])
         return part
 
     # (made when first read: where each group's texts are searched with the group's own automaton,
