@@ -40,7 +40,7 @@ from .sqlrun import (col, column_names, drop_temporary, execute, hash_sum, ident
 # `verify` opens the release read-only and register_vocabulary writes a schema's tables.
 AUDIT_CATALOG = "rx_residual"
 _AUDIT_TABLES = ("residual_originals", "residual_row_values", "residual_classes", "residual_capitalised_inside",
-                 "residual_released_forms", "residual_distinct_forms", "residual_released", "residual_sequences",
+                 "residual_released_pieces", "residual_distinct_forms", "residual_released", "residual_sequences",
                  "residual_wanted", "residual_original_hits", "residual_token_holders", "residual_token_persons",
                  "residual_token_class_persons", "residual_sequence_persons", "residual_sequence_class_persons",
                  "residual_rare", "residual_row_tokens")

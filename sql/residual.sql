@@ -56,7 +56,7 @@ FROM (SELECT unnest(regexp_extract_all(capitals, $capitalised)) AS word
 -- the tokens are then those of the pieces whose forms can. The pieces, their distinct forms and the tokens
 -- are three statements: a filter on a form (its length) is otherwise pushed below the DISTINCT
 -- and run on every piece (on the corpus shape 7.5 of the 17 CPU s of a statement that did all three).
-CREATE OR REPLACE TEMP TABLE residual_released_forms AS
+CREATE OR REPLACE TEMP TABLE residual_released_pieces AS
 SELECT row_id, person, attribute, string_split(text, ' ') AS pieces
 FROM rx.audit_texts
 WHERE text IS NOT NULL;
@@ -64,7 +64,7 @@ WHERE text IS NOT NULL;
 -- (a piece of no form, "" between two spaces or "--", has no row)
 CREATE OR REPLACE TEMP TABLE residual_distinct_forms AS
 SELECT piece, unnest(regexp_extract_all(piece, $bracketed_token)) AS bracketed
-FROM (SELECT DISTINCT unnest(pieces) AS piece FROM residual_released_forms) AS p;
+FROM (SELECT DISTINCT unnest(pieces) AS piece FROM residual_released_pieces) AS p;
 
 -- (unnest in the select list: a lateral join copies each text along with each of its pieces.)
 -- (naming_forms materialized: else the optimizer joins every piece to every form first and
@@ -89,7 +89,7 @@ WITH naming_forms AS MATERIALIZED (
     WHERE length(t.token) > 1 AND (d.word IS NULL OR i.word IS NOT NULL AND regexp_matches(t.written, '^\p{Lu}'))
 )
 SELECT o.row_id, o.person, o.attribute, n.token, n.written
-FROM (SELECT row_id, person, attribute, unnest(pieces) AS piece FROM residual_released_forms) AS o
+FROM (SELECT row_id, person, attribute, unnest(pieces) AS piece FROM residual_released_pieces) AS o
 JOIN naming_forms AS n ON n.piece = o.piece;
 
 -- Every capitalised sequence of the released texts. (The pattern's own first letter could start
